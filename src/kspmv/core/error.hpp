@@ -1,0 +1,69 @@
+// Error types thrown by kspmv. Library code never exits and never prints unless asked.
+// Kokkos-free: the CUDA backend throws these too.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace kspmv {
+
+// Base of every error kspmv throws.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A caller passed something that cannot work (wrong sizes, unknown option, bad spec).
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+// A valid request kspmv does not support (complex Matrix Market, nnz too large for a device, ...).
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Input file could not be read or parsed; names the file and the 1-based line (0: no line).
+class ParseError : public Error {
+ public:
+  ParseError(std::string file, long line, const std::string& what);
+  const std::string& file() const noexcept { return file_; }
+  long line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  long line_;
+};
+
+// A CUDA runtime or cuSPARSE call failed.
+class CudaError : public Error {
+ public:
+  CudaError(std::string call, int code, const std::string& message);
+  const std::string& call() const noexcept { return call_; }
+  int code() const noexcept { return code_; }
+
+ protected:
+  CudaError(std::string call, int code, const std::string& message, const std::string& what);
+
+ private:
+  std::string call_;
+  int code_;
+};
+
+// A device allocation failed: how much was asked and how much was free at that moment.
+class DeviceOutOfMemory : public CudaError {
+ public:
+  DeviceOutOfMemory(std::string call, int code, std::size_t requested_bytes, std::size_t free_bytes,
+                    std::size_t total_bytes);
+  std::size_t requested_bytes() const noexcept { return requested_; }
+  std::size_t free_bytes() const noexcept { return free_; }
+
+ private:
+  std::size_t requested_;
+  std::size_t free_;
+};
+
+}  // namespace kspmv

@@ -1,0 +1,47 @@
+// The interface a backend implements behind kspmv::Operator. Kokkos-free: the CUDA backend
+// implements it in code that never sees Kokkos headers (DESIGN.md "Data model").
+#pragma once
+
+#include "kspmv/core/error.hpp"
+#include "kspmv/core/options.hpp"
+#include "kspmv/core/types.hpp"
+
+namespace kspmv {
+
+// Plain pointer view of a CSR matrix (host or device memory, depending on who holds it).
+template <class Scalar, class OffsetT = Offset>
+struct CsrPointers {
+  const OffsetT* row_ptr = nullptr;  // m + 1
+  const Ordinal* col = nullptr;      // nnz
+  const Scalar* val = nullptr;       // nnz
+  Ordinal m = 0;
+  Ordinal n = 0;
+  OffsetT nnz() const { return m > 0 ? row_ptr[m] : (row_ptr ? row_ptr[0] : 0); }
+};
+
+// Milliseconds of the last apply (and of the one-time preprocessing).
+struct Timings {
+  double preprocess_ms = 0;  // once, at construction
+  double h2d_ms = 0;         // matrix or vector transfers to the device in the last apply
+  double kernel_ms = 0;      // SpMV kernels of the last apply
+  double exchange_ms = 0;    // multi-device exchange of the last apply
+  double total_ms = 0;       // the whole last apply
+};
+
+template <class Scalar>
+class OperatorImpl {
+ public:
+  virtual ~OperatorImpl() = default;
+  // y = alpha*A*x + beta*y with x (ncols) and y (nrows) in host memory.
+  virtual void apply_host(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) = 0;
+  // The same with x and y in the memory of the operator's (first) device.
+  virtual void apply_device(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) {
+    (void)alpha, (void)x, (void)beta, (void)y;
+    throw UnsupportedError("this backend has no device vectors; use host vectors");
+  }
+  // The kernel that runs (Kernel::Auto resolved).
+  virtual Kernel kernel() const = 0;
+  virtual Timings timings() const = 0;
+};
+
+}  // namespace kspmv
