@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "kspmv/formats/convert.hpp"
+#include "test_matrices.hpp"
 
-TEST(CsrSkeleton, EmptyMatrixValidates) {
-  kspmv::CsrMatrix<double> a(0, 0, 0);
-  EXPECT_NO_THROW(a.validate());
-  EXPECT_EQ(a.nnz(), 0);
+TEST(CsrSkeleton, ZooMatricesValidate) {
+  for (const auto& [name, a] : kspmv::test::zoo<double>()) {
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW(a.validate());
+    EXPECT_TRUE(a.is_sorted_unique());
+  }
 }

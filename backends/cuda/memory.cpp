@@ -1,0 +1,79 @@
+#include "backends/cuda/memory.hpp"
+
+#include <string>
+
+namespace kspmv::cuda {
+
+void throw_cuda_error(const char* call, cudaError_t code) {
+  throw CudaError(call, static_cast<int>(code),
+                  std::string(cudaGetErrorName(code)) + ": " + cudaGetErrorString(code));
+}
+
+void throw_cusparse_error(const char* call, cusparseStatus_t code) {
+  throw CudaError(call, static_cast<int>(code), cusparseGetErrorString(code));
+}
+
+void throw_out_of_memory(const char* call, cudaError_t code, std::size_t requested) {
+  cudaGetLastError();  // clear the sticky-free allocation error
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  throw DeviceOutOfMemory(call, static_cast<int>(code), requested, free_bytes, total_bytes);
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  KSPMV_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (device != previous_) KSPMV_CUDA_CHECK(cudaSetDevice(device));
+}
+DeviceGuard::~DeviceGuard() {
+  cudaSetDevice(previous_);
+}
+
+void* device_malloc(std::size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t code = cudaMalloc(&p, bytes);
+  if (code == cudaErrorMemoryAllocation) throw_out_of_memory("cudaMalloc", code, bytes);
+  check(code, "cudaMalloc");
+  return p;
+}
+void device_free(void* p) noexcept {
+  if (p) cudaFree(p);
+}
+void* pinned_malloc(std::size_t bytes) {
+  void* p = nullptr;
+  check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+  return p;
+}
+void pinned_free(void* p) noexcept {
+  if (p) cudaFreeHost(p);
+}
+
+Stream::Stream() {
+  KSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+}
+Stream::~Stream() {
+  if (s_) cudaStreamDestroy(s_);
+}
+void Stream::synchronize() const {
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(s_));
+}
+
+Event::Event(bool timing) {
+  KSPMV_CUDA_CHECK(
+      cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+}
+Event::~Event() {
+  if (e_) cudaEventDestroy(e_);
+}
+void Event::record(cudaStream_t s) const {
+  KSPMV_CUDA_CHECK(cudaEventRecord(e_, s));
+}
+void Event::synchronize() const {
+  KSPMV_CUDA_CHECK(cudaEventSynchronize(e_));
+}
+float Event::elapsed_since(const Event& start) const {
+  float ms = 0;
+  KSPMV_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+  return ms;
+}
+
+}  // namespace kspmv::cuda

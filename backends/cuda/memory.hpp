@@ -1,0 +1,135 @@
+// RAII device and pinned host buffers, streams and events (one device each, no copies).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "backends/cuda/check.hpp"
+
+namespace kspmv::cuda {
+
+// Makes `device` current for the lifetime of the guard and restores the previous one.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+void* device_malloc(std::size_t bytes);  // DeviceOutOfMemory on failure
+void device_free(void* p) noexcept;
+void* pinned_malloc(std::size_t bytes);  // CudaError on failure
+void pinned_free(void* p) noexcept;
+
+// Device memory of `n` elements of T on the current device.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : n_(n) {
+    if (n > 0) p_ = static_cast<T*>(device_malloc(n * sizeof(T)));
+  }
+  ~DeviceBuffer() { device_free(p_); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+
+  // Synchronous copies of `n` elements (all by default).
+  void upload(const T* host, std::size_t n) {
+    if (n) KSPMV_CUDA_CHECK(cudaMemcpy(p_, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void upload(const T* host) { upload(host, n_); }
+  void download(T* host, std::size_t n) const {
+    if (n) KSPMV_CUDA_CHECK(cudaMemcpy(host, p_, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  void download(T* host) const { download(host, n_); }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// Page-locked host memory (needed for truly asynchronous host<->device copies).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) : n_(n) {
+    if (n > 0) p_ = static_cast<T*>(pinned_malloc(n * sizeof(T)));
+  }
+  ~PinnedBuffer() { pinned_free(p_); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  T& operator[](std::size_t i) const { return p_[i]; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+class Stream {
+ public:
+  Stream();  // non-blocking stream on the current device
+  ~Stream();
+  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream& operator=(Stream&& o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void synchronize() const;
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  explicit Event(bool timing = true);
+  ~Event();
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event& operator=(Event&& o) noexcept {
+    std::swap(e_, o.e_);
+    return *this;
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+  void record(cudaStream_t s) const;
+  void synchronize() const;
+  // Milliseconds from `start` to this event (both recorded and completed).
+  float elapsed_since(const Event& start) const;
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+}  // namespace kspmv::cuda

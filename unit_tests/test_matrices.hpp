@@ -1,0 +1,93 @@
+// Matrices and vectors the tests share: the edge-case zoo, random vectors, NaN poisoning.
+// Built in code (never read from files) so that tests run on a bare clone.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kspmv/formats/convert.hpp"
+
+namespace kspmv::test {
+
+// Builds a CSR from triplets (any order, duplicates summed).
+template <class Scalar>
+CsrMatrix<Scalar> from_triplets(Ordinal m, Ordinal n,
+                                const std::vector<std::tuple<Ordinal, Ordinal, double>>& t) {
+  CooMatrix<Scalar> c(m, n, static_cast<Offset>(t.size()));
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    c.row_idx(k) = std::get<0>(t[k]);
+    c.col_idx(k) = std::get<1>(t[k]);
+    c.values(k) = static_cast<Scalar>(std::get<2>(t[k]));
+  }
+  return to_csr(c);
+}
+
+// Random values in [-1, 1) (never all zero), deterministic per seed.
+template <class Scalar>
+std::vector<Scalar> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<Scalar> v(n);
+  for (auto& e : v) e = static_cast<Scalar>(dist(gen));
+  return v;
+}
+
+template <class Scalar>
+std::vector<Scalar> nan_vector(std::size_t n) {
+  return std::vector<Scalar>(n, std::numeric_limits<Scalar>::quiet_NaN());
+}
+
+// A random m x n matrix with about `per_row` entries per row (unsorted, with duplicates).
+template <class Scalar>
+CsrMatrix<Scalar> random_matrix(Ordinal m, Ordinal n, int per_row, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<std::tuple<Ordinal, Ordinal, double>> t;
+  if (n > 0) {
+    std::uniform_int_distribution<Ordinal> col(0, n - 1);
+    std::uniform_int_distribution<int> len(0, 2 * per_row);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    for (Ordinal i = 0; i < m; ++i)
+      for (int k = len(gen); k > 0; --k) t.emplace_back(i, col(gen), val(gen));
+  }
+  return from_triplets<Scalar>(m, n, t);
+}
+
+// The edge-case zoo: every shape a kernel must survive.
+template <class Scalar>
+std::vector<std::pair<std::string, CsrMatrix<Scalar>>> zoo() {
+  using T = std::vector<std::tuple<Ordinal, Ordinal, double>>;
+  std::vector<std::pair<std::string, CsrMatrix<Scalar>>> z;
+  z.emplace_back("empty_0x0", from_triplets<Scalar>(0, 0, {}));
+  z.emplace_back("one_by_one", from_triplets<Scalar>(1, 1, T{{0, 0, 2.5}}));
+  z.emplace_back("all_empty_rows_5x7", from_triplets<Scalar>(5, 7, {}));
+  z.emplace_back("some_empty_rows",
+                 from_triplets<Scalar>(6, 6, T{{0, 1, 1}, {2, 2, -2}, {2, 5, 3}, {5, 0, 4}}));
+  z.emplace_back("rectangular_wide", random_matrix<Scalar>(17, 301, 9, 1));
+  z.emplace_back("rectangular_tall", random_matrix<Scalar>(301, 17, 3, 2));
+  {
+    T t;  // one dense row among short ones
+    for (Ordinal j = 0; j < 3000; ++j) t.emplace_back(7, j, 0.5 + j % 7);
+    for (Ordinal i = 0; i < 200; ++i) t.emplace_back(i, (i * 37) % 3000, 1.0 - i % 3);
+    z.emplace_back("one_dense_row", from_triplets<Scalar>(200, 3000, t));
+  }
+  {
+    T t;  // one dense column
+    for (Ordinal i = 0; i < 2000; ++i) t.emplace_back(i, 3, 1.0 + i % 5);
+    for (Ordinal i = 0; i < 2000; i += 3) t.emplace_back(i, i % 50, -1.0);
+    z.emplace_back("one_dense_column", from_triplets<Scalar>(2000, 50, t));
+  }
+  z.emplace_back("duplicates_summed",
+                 from_triplets<Scalar>(3, 3, T{{1, 1, 1}, {1, 1, 2}, {0, 2, 1}, {1, 1, -0.5}}));
+  z.emplace_back(
+      "unsorted_input",
+      from_triplets<Scalar>(4, 4, T{{3, 0, 1}, {0, 3, 2}, {2, 1, 3}, {0, 0, 4}, {3, 3, 5}}));
+  z.emplace_back("random_1000", random_matrix<Scalar>(1000, 1000, 12, 3));
+  return z;
+}
+
+}  // namespace kspmv::test
