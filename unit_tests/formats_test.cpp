@@ -1,11 +1,227 @@
+// CSR, COO and CSC: conversions, clean-up, copies and validation, on the zoo.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kspmv/core/error.hpp"
 #include "test_matrices.hpp"
 
-TEST(CsrSkeleton, ZooMatricesValidate) {
-  for (const auto& [name, a] : kspmv::test::zoo<double>()) {
+namespace kspmv::test {
+namespace {
+
+// Row-major dense copy (zoo matrices are small enough), duplicates summed.
+template <class S>
+std::vector<double> dense(const CsrMatrix<S>& a) {
+  std::vector<double> d(std::size_t(a.nrows) * a.ncols, 0.0);
+  for (Ordinal i = 0; i < a.nrows; ++i)
+    for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k)
+      d[std::size_t(i) * a.ncols + a.col_idx(k)] += a.values(k);
+  return d;
+}
+
+template <class S>
+std::vector<double> dense(const CscMatrix<S>& a) {
+  std::vector<double> d(std::size_t(a.nrows) * a.ncols, 0.0);
+  for (Ordinal j = 0; j < a.ncols; ++j)
+    for (Offset k = a.col_ptr(j); k < a.col_ptr(j + 1); ++k)
+      d[std::size_t(a.row_idx(k)) * a.ncols + j] += a.values(k);
+  return d;
+}
+
+// Same shape and the same arrays, entry by entry.
+template <class S>
+void expect_identical(const CsrMatrix<S>& a, const CsrMatrix<S>& b) {
+  ASSERT_EQ(a.nrows, b.nrows);
+  ASSERT_EQ(a.ncols, b.ncols);
+  ASSERT_EQ(a.nnz(), b.nnz());
+  for (Ordinal i = 0; i <= a.nrows; ++i) EXPECT_EQ(a.row_ptr(i), b.row_ptr(i)) << "row_ptr " << i;
+  for (Offset k = 0; k < a.nnz(); ++k) {
+    EXPECT_EQ(a.col_idx(k), b.col_idx(k)) << "entry " << k;
+    EXPECT_EQ(a.values(k), b.values(k)) << "entry " << k;
+  }
+}
+
+template <class S>
+class Formats : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Formats, Scalars);
+
+TYPED_TEST(Formats, ZooMatricesValidateAndAreSorted) {
+  for (const auto& [name, a] : zoo<TypeParam>()) {
     SCOPED_TRACE(name);
     EXPECT_NO_THROW(a.validate());
     EXPECT_TRUE(a.is_sorted_unique());
   }
 }
+
+TYPED_TEST(Formats, CooRoundTripIsRowMajorAndExact) {
+  for (const auto& [name, a] : zoo<TypeParam>()) {
+    SCOPED_TRACE(name);
+    const auto c = to_coo(a);
+    EXPECT_NO_THROW(c.validate());
+    ASSERT_EQ(c.nnz(), a.nnz());
+    for (Offset k = 1; k < c.nnz(); ++k) EXPECT_LE(c.row_idx(k - 1), c.row_idx(k));
+    expect_identical(to_csr(c), a);
+  }
+}
+
+TYPED_TEST(Formats, CscHoldsTheSameMatrixWithSortedRowsAndRoundTrips) {
+  for (const auto& [name, a] : zoo<TypeParam>()) {
+    SCOPED_TRACE(name);
+    const auto c = to_csc(a);
+    ASSERT_EQ(c.nnz(), a.nnz());
+    EXPECT_EQ(dense(c), dense(a));
+    for (Ordinal j = 0; j < c.ncols; ++j)
+      for (Offset k = c.col_ptr(j) + 1; k < c.col_ptr(j + 1); ++k)
+        EXPECT_LT(c.row_idx(k - 1), c.row_idx(k)) << "column " << j;
+    expect_identical(to_csr(c), a);
+  }
+}
+
+TYPED_TEST(Formats, TransposeSwapsIndicesAndTwiceIsTheOriginal) {
+  for (const auto& [name, a] : zoo<TypeParam>()) {
+    SCOPED_TRACE(name);
+    const auto t = transpose(a);
+    ASSERT_EQ(t.nrows, a.ncols);
+    ASSERT_EQ(t.ncols, a.nrows);
+    EXPECT_NO_THROW(t.validate());
+    const auto da = dense(a), dt = dense(t);
+    for (Ordinal i = 0; i < a.nrows; ++i)
+      for (Ordinal j = 0; j < a.ncols; ++j)
+        ASSERT_EQ(dt[std::size_t(j) * a.nrows + i], da[std::size_t(i) * a.ncols + j]);
+    expect_identical(transpose(t), a);
+  }
+}
+
+TYPED_TEST(Formats, SortAndMergeSortsColumnsAndSumsDuplicates) {
+  using S = TypeParam;
+  // Row 0: columns 3, 1, 3, 0; row 1 empty; row 2: column 2 twice, cancelling.
+  CsrMatrix<S> a(3, 4, 6);
+  const Offset rp[] = {0, 4, 4, 6};
+  const Ordinal col[] = {3, 1, 3, 0, 2, 2};
+  const S val[] = {1, 2, 3, 4, 5, -5};
+  for (int i = 0; i < 4; ++i) a.row_ptr(i) = rp[i];
+  for (int k = 0; k < 6; ++k) a.col_idx(k) = col[k], a.values(k) = val[k];
+  ASSERT_NO_THROW(a.validate());
+  EXPECT_FALSE(a.is_sorted_unique());
+
+  const auto s = sort_and_merge(a);
+  EXPECT_TRUE(s.is_sorted_unique());
+  CsrMatrix<S> expected(3, 4, 4);
+  const Offset erp[] = {0, 3, 3, 4};
+  const Ordinal ecol[] = {0, 1, 3, 2};
+  const S eval[] = {4, 2, 4, 0};
+  for (int i = 0; i < 4; ++i) expected.row_ptr(i) = erp[i];
+  for (int k = 0; k < 4; ++k) expected.col_idx(k) = ecol[k], expected.values(k) = eval[k];
+  expect_identical(s, expected);
+  EXPECT_EQ(dense(s), dense(a));
+}
+
+TYPED_TEST(Formats, UnsortedCooWithDuplicatesBecomesSortedCsr) {
+  using S = TypeParam;
+  CooMatrix<S> c(3, 3, 5);
+  const Ordinal r[] = {2, 0, 2, 0, 2}, col[] = {1, 2, 0, 2, 1};
+  const S v[] = {1, 2, 3, 4, 5};
+  for (int k = 0; k < 5; ++k) c.row_idx(k) = r[k], c.col_idx(k) = col[k], c.values(k) = v[k];
+  const auto a = to_csr(c);
+  EXPECT_TRUE(a.is_sorted_unique());
+  EXPECT_EQ(dense(a), (std::vector<double>{0, 0, 6, 0, 0, 0, 3, 6, 0}));
+}
+
+TYPED_TEST(Formats, ConvertScalarKeepsStructureAndRoundsValues) {
+  using S = TypeParam;
+  using Other = std::conditional_t<std::is_same_v<S, float>, double, float>;
+  for (const auto& [name, a] : zoo<S>()) {
+    SCOPED_TRACE(name);
+    const CsrMatrix<Other> b = convert_scalar<Other>(a);
+    ASSERT_EQ(b.nnz(), a.nnz());
+    for (Ordinal i = 0; i <= a.nrows; ++i) EXPECT_EQ(b.row_ptr(i), a.row_ptr(i));
+    for (Offset k = 0; k < a.nnz(); ++k) {
+      EXPECT_EQ(b.col_idx(k), a.col_idx(k));
+      EXPECT_EQ(b.values(k), static_cast<Other>(a.values(k)));
+    }
+    expect_identical(convert_scalar<S>(a), a);
+  }
+}
+
+TYPED_TEST(Formats, CloneIsADeepCopy) {
+  using S = TypeParam;
+  for (const auto& [name, a] : zoo<S>()) {
+    SCOPED_TRACE(name);
+    auto b = clone(a);
+    expect_identical(b, a);
+    if (a.nnz() == 0) continue;
+    EXPECT_NE(b.values.data(), a.values.data());
+    EXPECT_NE(b.col_idx.data(), a.col_idx.data());
+    EXPECT_NE(b.row_ptr.data(), a.row_ptr.data());
+    const S before = a.values(0);
+    b.values(0) = before + S(1);
+    b.col_idx(0) = a.col_idx(0) + 1;
+    EXPECT_EQ(a.values(0), before);
+  }
+}
+
+TYPED_TEST(Formats, ValidateRejectsBrokenCsr) {
+  using S = TypeParam;
+  const auto good = random_matrix<S>(20, 15, 3, 8);
+  ASSERT_GT(good.nnz(), 2);
+  {
+    auto a = clone(good);
+    a.row_ptr(0) = 1;
+    EXPECT_THROW(a.validate(), InvalidArgument) << "row_ptr not starting at 0";
+  }
+  {
+    auto a = clone(good);
+    std::swap(a.row_ptr(5), a.row_ptr(6));
+    if (a.row_ptr(5) == a.row_ptr(6)) a.row_ptr(6) = a.row_ptr(5) - 1;
+    EXPECT_THROW(a.validate(), InvalidArgument) << "decreasing row_ptr";
+  }
+  {
+    auto a = clone(good);
+    a.row_ptr(a.nrows) = a.nnz() + 1;
+    EXPECT_THROW(a.validate(), InvalidArgument) << "row_ptr past the arrays";
+  }
+  {
+    auto a = clone(good);
+    a.col_idx(1) = a.ncols;
+    EXPECT_THROW(a.validate(), InvalidArgument) << "column == ncols";
+    a.col_idx(1) = -1;
+    EXPECT_THROW(a.validate(), InvalidArgument) << "negative column";
+  }
+  {
+    auto a = clone(good);
+    a.values = HostView<S>("short", a.nnz() - 1);
+    EXPECT_THROW(a.validate(), InvalidArgument) << "values shorter than nnz";
+  }
+  {
+    auto a = clone(good);
+    a.row_ptr = HostView<Offset>("short", a.nrows);
+    EXPECT_THROW(a.validate(), InvalidArgument) << "row_ptr of nrows entries";
+  }
+  EXPECT_THROW(CsrMatrix<S>(-1, 3, 0), InvalidArgument);
+}
+
+TYPED_TEST(Formats, ValidateRejectsBrokenCoo) {
+  using S = TypeParam;
+  const auto good = to_coo(random_matrix<S>(20, 15, 3, 8));
+  ASSERT_NO_THROW(good.validate());
+  CooMatrix<S> a(good.nrows, good.ncols, good.nnz());
+  Kokkos::deep_copy(a.row_idx, good.row_idx);
+  Kokkos::deep_copy(a.col_idx, good.col_idx);
+  Kokkos::deep_copy(a.values, good.values);
+  a.row_idx(0) = a.nrows;
+  EXPECT_THROW(a.validate(), InvalidArgument) << "row out of range";
+  a.row_idx(0) = 0;
+  a.col_idx(0) = -1;
+  EXPECT_THROW(a.validate(), InvalidArgument) << "column out of range";
+  a.col_idx(0) = 0;
+  ASSERT_NO_THROW(a.validate());
+  a.values = HostView<S>("long", a.nnz() + 1);
+  EXPECT_THROW(a.validate(), InvalidArgument) << "array lengths differ";
+}
+
+}  // namespace
+}  // namespace kspmv::test

@@ -1,13 +1,74 @@
-// Placeholder: the host backend's kernels land with the host backend work.
+// The host backend behind kspmv::Operator: one format built at construction, one kernel per apply.
 #include "backends/host/host_operator.hpp"
 
+#include <string>
+#include <utility>
+
+#include "backends/host/spmv.hpp"
+#include "kspmv/formats/convert.hpp"
+
 namespace kspmv::host {
-template <class Scalar>
-std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>&, const Options&) {
-  throw UnsupportedError("host backend not built yet");
+
+namespace {
+
+// Runs host::spmv on the format it holds. A new host kernel is a new spmv overload for its
+// format plus one case in make_operator.
+template <class Scalar, class Format>
+class FormatOperator final : public OperatorImpl<Scalar> {
+ public:
+  FormatOperator(Format format, Kernel kernel, double preprocess_ms)
+      : format_(std::move(format)), kernel_(kernel) {
+    timings_.preprocess_ms = preprocess_ms;
+  }
+
+  void apply_host(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) override {
+    Kokkos::Timer timer;
+    spmv(alpha, format_, x, beta, y);
+    Kokkos::fence();
+    timings_.kernel_ms = timings_.total_ms = timer.seconds() * 1e3;
+  }
+  Kernel kernel() const override { return kernel_; }
+  Timings timings() const override { return timings_; }
+
+ private:
+  Format format_;
+  Kernel kernel_;
+  Timings timings_;
+};
+
+// Times `build` (the format conversion) and wraps its result.
+template <class Scalar, class Build>
+std::unique_ptr<OperatorImpl<Scalar>> make(Kernel kernel, Build build) {
+  Kokkos::Timer timer;
+  auto format = build();
+  const double ms = timer.seconds() * 1e3;
+  using Format = decltype(format);
+  return std::make_unique<FormatOperator<Scalar, Format>>(std::move(format), kernel, ms);
 }
+
+}  // namespace
+
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>& a,
+                                                    const Options& options) {
+  const Kernel kernel = options.kernel == Kernel::Auto ? Kernel::Csr : options.kernel;
+  switch (kernel) {
+    case Kernel::Csr:
+      return make<Scalar>(kernel, [&] { return a; });
+    case Kernel::Coo:
+      return make<Scalar>(kernel, [&] { return to_coo(a); });
+    case Kernel::Csc:
+      return make<Scalar>(kernel, [&] { return to_csc(a); });
+    default:
+      throw UnsupportedError(
+          std::string("the host backend does not run kernel '") + to_string(kernel) +
+          "'; host kernels: auto, csr, coo, csc (use backend cuda for the others)");
+  }
+}
+
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrMatrix<float>&,
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrMatrix<double>&,
                                                              const Options&);
+
 }  // namespace kspmv::host
