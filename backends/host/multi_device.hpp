@@ -1,0 +1,90 @@
+// Host emulation of multi-device SpMV: executes a PartitionPlan on N virtual devices, one after
+// the other, with the data layout and exchange logic the CUDA multi-device executor uses, so that
+// its results and its bytes exchanged can be checked against this class.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kspmv/formats/csr.hpp"
+#include "partitioners/partition_plan.hpp"
+
+namespace kspmv::host {
+
+// How the devices' results are combined (DESIGN.md "Execution").
+enum class Exchange {
+  AllGather,  // x replicated; each device sends its owned y rows to every other device
+              // (Gao et al. 2024, Fig. 2); redundant blocks are computed everywhere, never sent
+  Merge,      // partial y of every device summed on device 0, beta applied once (MSREP Alg. 3/5/7)
+  Halo,       // each device owns its rows of x and y and receives only the x entries it needs
+};
+
+// "allgather", "merge", "halo".
+const char* to_string(Exchange e);
+Exchange parse_exchange(const std::string& name);
+
+// Which exchanges a scheme supports. AllGather: row-disjoint schemes (Rows, NZ, 2NZ, LRA,
+// LRA+RC). Merge: every scheme except LRA+RC (a redundant block has no single owner to merge).
+// Halo: Rows, NZ, 2NZ, LRA (every row owned by exactly one device).
+bool exchange_applies(part::Scheme s, Exchange e);
+
+// Bytes one device sends to and receives from the other devices in one apply (device-to-device
+// traffic only: uploading x and y and downloading y are not exchanges).
+struct DeviceTraffic {
+  std::size_t bytes_sent = 0;
+  std::size_t bytes_received = 0;
+};
+
+template <class S>
+class MultiDeviceHost {
+ public:
+  // Copies each device's blocks into local pieces (local row_ptr = row_ptr - nnz_begin, MSREP
+  // style; pCOO: local row indices; pCSC: a CSC of `a` with local column pointers) and, for Halo,
+  // computes once which x entries each device receives from which owner. Throws InvalidArgument
+  // when the plan does not describe `a` and UnsupportedError when the exchange does not apply.
+  MultiDeviceHost(const CsrMatrix<S>& a, const part::PartitionPlan& plan, Exchange exchange);
+
+  // y = alpha*A*x + beta*y (beta == 0 overwrites y, NaN included). x: ncols, y: nrows entries.
+  void apply(S alpha, const S* x, S beta, S* y);
+
+  // Per device, the traffic of one apply (fixed at construction).
+  const std::vector<DeviceTraffic>& exchange_bytes() const { return traffic_; }
+  // Device d's y after the last apply: the whole y (AllGather: every device; Merge: device 0,
+  // the others hold nothing) or its owned rows in increasing row order (Halo).
+  const std::vector<S>& device_y(int d) const { return devices_[d].y; }
+  // Halo: the x entries device d receives from the others in each apply (global indices).
+  const std::vector<Ordinal>& halo_columns(int d) const { return devices_[d].halo_cols; }
+
+ private:
+  struct Piece {
+    part::Block block;
+    std::vector<Offset> ptr;    // local row pointer (CSR / pCSR) or column pointer (pCSC)
+    std::vector<Ordinal> idx;   // column (row-based; Halo: index into the device's x) or row (pCSC)
+    std::vector<Ordinal> rows;  // pCOO: local row of each entry
+    std::vector<S> val;
+    Ordinal y_offset = 0;    // Halo: where its rows start in the device's y
+    std::vector<S> partial;  // alpha * A_piece * x: block rows (pCSC: nrows) entries
+  };
+  struct Device {
+    std::vector<Piece> pieces;
+    std::vector<S> x, y;
+    std::vector<Ordinal> owned_cols;    // Halo: x entries this device owns, increasing
+    std::vector<Ordinal> halo_cols;     // Halo: x entries it receives, grouped by owner
+    std::vector<int> halo_src;          // Halo: owner of each received entry ...
+    std::vector<Ordinal> halo_src_pos;  // ... and its position in the owner's x
+  };
+
+  void setup_halo(const CsrMatrix<S>& a);
+  void compute_partials(S alpha);
+
+  Exchange exchange_;
+  part::PartitionPlan plan_;
+  std::vector<Device> devices_;
+  std::vector<DeviceTraffic> traffic_;
+};
+
+extern template class MultiDeviceHost<float>;
+extern template class MultiDeviceHost<double>;
+
+}  // namespace kspmv::host

@@ -1,0 +1,93 @@
+// Host-only partitioners: a CSR row pointer (or a CSC column pointer) in, a PartitionPlan out.
+// A plan says which rows / non-zeros each device computes, on which stream slot, and whether its
+// y rows are sent (Owned) or computed by every device (Redundant). Nothing here allocates device
+// memory or reads values; Kokkos-free so that the CUDA multi-device executor consumes it directly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kspmv/core/types.hpp"
+
+namespace kspmv::part {
+
+enum class Scheme {
+  Rows,   // equal numbers of rows per device
+  NZ,     // contiguous row blocks of ~nnz/ndev non-zeros (Gao et al. 2024, §3.1)
+  TwoNZ,  // two-level NZ: 2*ndev blocks, two streams per device (§3.2)
+  LRA,    // long-row-aware (§3.3)
+  LRARC,  // long-row-aware + redundant computing (§3.4)
+  PCSR,   // MSREP partial CSR: equal non-zero ranges, rows may be split (Alg. 2)
+  PCSC,   // MSREP partial CSC: equal non-zero ranges over columns (Alg. 4)
+  PCOO,   // MSREP partial COO, row-sorted: equal non-zero ranges (Alg. 6)
+};
+
+// "rows", "nz", "2nz", "lra", "lra-rc", "pcsr", "pcsc", "pcoo".
+const char* to_string(Scheme s);
+// Throws InvalidArgument listing the valid names.
+Scheme parse_scheme(const std::string& name);
+std::vector<Scheme> all_schemes();
+
+// Owned: the block's y rows belong to its device (sent to the others when y is all-gathered).
+// Redundant: every device computes the same rows and nothing is sent.
+enum class Role { Owned, Redundant };
+
+// One piece of work for one device. Row-based schemes: nnz range == row_ptr[row_begin..row_end].
+// pCSR/pCOO: the nnz range may start or end inside a row; rows [row_begin, row_end) are the rows
+// it touches, and start_flag says that row_begin is shared with the previous partition (its y is
+// a partial sum). pCSC: the nnz range is in CSC order, [col_begin, col_end) the columns it
+// touches (start_flag: col_begin shared), rows [0, nrows) (its partial y is full length).
+// Rows-based blocks span all columns: col_begin = 0, col_end = ncols. Empty blocks are allowed.
+struct Block {
+  Ordinal row_begin = 0, row_end = 0;
+  Offset nnz_begin = 0, nnz_end = 0;
+  Ordinal col_begin = 0, col_end = 0;
+  int device = 0;
+  int stream_slot = 0;  // 2NZ: 0/1 = first/second half; LRA: 0 short, 1 long; LRA+RC: 2 redundant
+  Role role = Role::Owned;
+  bool start_flag = false;
+
+  Ordinal rows() const { return row_end - row_begin; }
+  Offset nnz() const { return nnz_end - nnz_begin; }
+};
+
+struct PartitionPlan {
+  Scheme scheme = Scheme::NZ;
+  Ordinal nrows = 0, ncols = 0;
+  Offset nnz = 0;
+  int ndevices = 1;
+  std::vector<Block> blocks;  // every device has the same number of blocks, one per stream slot
+  double d_l = 0, d_c = 0;    // LRA / LRA+RC parameters used (0 for other schemes)
+};
+
+struct PartitionOptions {
+  Scheme scheme = Scheme::NZ;
+  int ndevices = 1;
+  // LRA / LRA+RC row fractions; < 0 picks the Table 3 default by mean nnz/row (table3_defaults).
+  // m_l = floor(d_l*m) long rows, m_c = round(d_c*m) redundant rows (see partition_plan.cpp).
+  double d_l = -1, d_c = -1;
+};
+
+// Table 3 of Gao et al. 2024, midpoints of the ranges over their three platforms:
+// mean nnz/row < 8: LRA d_l = 0.50, LRA+RC d_l = 0.375, d_c = 0.20;
+// mean nnz/row >= 8: LRA d_l = 0.325, LRA+RC d_l = 0.30, d_c = 0.025.
+struct LraParams {
+  double d_l, d_c;
+};
+LraParams table3_defaults(Scheme s, double mean_nnz_per_row);
+
+// Partitions the m x n CSR matrix whose row pointer (m + 1 entries) is row_ptr. Reads only
+// row_ptr: O(ndevices log m), plus O(m) for the longest-row search of LRA and LRA+RC.
+// Throws InvalidArgument for ndevices < 1, d_l or d_c outside [0, 1] or d_l + d_c > 1, and for
+// Scheme::PCSC (use partition_pcsc). More devices than rows gives empty blocks.
+PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const PartitionOptions& opt);
+
+// MSREP pCSC (Alg. 4): col_ptr has n + 1 entries; the nnz ranges refer to CSC order.
+PartitionPlan partition_pcsc(const Offset* col_ptr, Ordinal m, Ordinal n, int ndevices);
+
+// Boundaries b_0 = r0 <= b_1 <= ... <= b_parts = r1 of `parts` contiguous row blocks of [r0, r1)
+// with ~equal non-zeros: b_k is the row boundary whose row_ptr is nearest to the k-th target
+// (ties to the lower row). Each block has at most ceil(nnz/parts) + (longest row) non-zeros.
+std::vector<Ordinal> split_nz(const Offset* row_ptr, Ordinal r0, Ordinal r1, int parts);
+
+}  // namespace kspmv::part

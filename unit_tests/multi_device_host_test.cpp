@@ -1,0 +1,157 @@
+// Host emulation of multi-device SpMV: every scheme x exchange x N = 1..8 against the reference.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/host/multi_device.hpp"
+#include "backends/host/reference.hpp"
+#include "kspmv/core/error.hpp"
+#include "test_matrices.hpp"
+
+namespace {
+
+using namespace kspmv;
+using host::Exchange;
+using host::MultiDeviceHost;
+using part::Scheme;
+
+template <class S>
+class MultiDeviceHostTest : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(MultiDeviceHostTest, Scalars);
+
+// The zoo plus matrices whose longest rows sit at the top, the bottom and the middle.
+template <class S>
+std::vector<std::pair<std::string, CsrMatrix<S>>> matrices() {
+  auto z = test::zoo<S>();
+  for (Ordinal at : {0, 120, 299}) {
+    std::vector<std::tuple<Ordinal, Ordinal, double>> t;
+    for (Ordinal j = 0; j < 400; ++j) t.emplace_back(at, j, 1.0 + j % 3);
+    for (Ordinal j = 0; j < 150; ++j) t.emplace_back((at + 100) % 300, 2 * j, -0.5);
+    for (Ordinal i = 0; i < 300; ++i)
+      for (Ordinal k = 0; k < i % 5; ++k) t.emplace_back(i, (i * 7 + k * 31) % 400, 0.25 * k - 1);
+    z.emplace_back("long_row_at_" + std::to_string(at), test::from_triplets<S>(300, 400, t));
+  }
+  return z;
+}
+
+template <class S>
+part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd) {
+  if (s == Scheme::PCSC) {
+    const auto csc = to_csc(a);
+    return part::partition_pcsc(csc.col_ptr.data(), a.nrows, a.ncols, nd);
+  }
+  return part::partition(a.row_ptr.data(), a.nrows, a.ncols, part::PartitionOptions{s, nd});
+}
+
+TYPED_TEST(MultiDeviceHostTest, EverySchemeAndExchangeMatchesReferenceOnOneToEightDevices) {
+  using S = TypeParam;
+  std::uint64_t seed = 1;
+  for (const auto& [name, a] : matrices<S>())
+    for (Scheme s : part::all_schemes())
+      for (Exchange e : {Exchange::AllGather, Exchange::Merge, Exchange::Halo}) {
+        if (!host::exchange_applies(s, e)) continue;
+        for (int nd = 1; nd <= 8; ++nd) {
+          MultiDeviceHost<S> md(a, plan_for(a, s, nd), e);
+          const std::string what = name + " " + part::to_string(s) + " " + host::to_string(e) +
+                                   " N=" + std::to_string(nd);
+          for (S beta : {S(0), S(-0.75)}) {
+            const auto x = test::random_vector<S>(a.ncols, ++seed);
+            auto y = beta == S(0) ? test::nan_vector<S>(a.nrows)
+                                  : test::random_vector<S>(a.nrows, ++seed);
+            auto ref = y;
+            reference::spmv(S(1.5), a, x.data(), beta, ref.data());
+            md.apply(S(1.5), x.data(), beta, y.data());
+            EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()),
+                      reference::tolerance<S>())
+                << what << " beta=" << beta;
+            if (e == Exchange::AllGather)  // every device ends with the whole y
+              for (int d = 0; d < nd; ++d) EXPECT_EQ(md.device_y(d), y) << what << " device " << d;
+          }
+        }
+      }
+}
+
+TYPED_TEST(MultiDeviceHostTest, AlphaZeroScalesYWithoutReadingA) {
+  using S = TypeParam;
+  const auto a = test::random_matrix<S>(50, 40, 4, 11);
+  MultiDeviceHost<S> md(a, plan_for(a, Scheme::PCSR, 3), Exchange::Merge);
+  auto x = test::nan_vector<S>(40);
+  auto y = test::random_vector<S>(50, 12);
+  auto ref = y;
+  reference::spmv(S(0), a, x.data(), S(2), ref.data());
+  md.apply(S(0), x.data(), S(2), y.data());
+  EXPECT_EQ(y, ref);
+}
+
+TEST(MultiDeviceHostTrafficTest, AllGatherSendsOwnedRowsToEveryOtherDeviceAndRedundantNothing) {
+  const auto a = test::random_matrix<double>(1000, 1000, 6, 5);
+  for (int nd = 1; nd <= 4; ++nd) {
+    MultiDeviceHost<double> nz(a, plan_for(a, Scheme::NZ, nd), Exchange::AllGather);
+    std::size_t sent = 0, received = 0;
+    for (const auto& t : nz.exchange_bytes()) {
+      sent += t.bytes_sent;
+      received += t.bytes_received;
+    }
+    EXPECT_EQ(sent, (nd - 1) * 1000 * sizeof(double));
+    EXPECT_EQ(received, sent);
+    const auto rc_plan = part::partition(a.row_ptr.data(), 1000, 1000,
+                                         part::PartitionOptions{Scheme::LRARC, nd, 0.3, 0.1});
+    MultiDeviceHost<double> rc(a, rc_plan, Exchange::AllGather);
+    std::size_t rc_sent = 0;
+    for (const auto& t : rc.exchange_bytes()) rc_sent += t.bytes_sent;
+    EXPECT_EQ(rc_sent, (nd - 1) * 900 * sizeof(double));  // the 100 redundant rows never move
+  }
+}
+
+TEST(MultiDeviceHostTrafficTest, MergeSendsPartialsToDeviceZero) {
+  const auto a = test::random_matrix<double>(400, 300, 5, 6);
+  const auto plan = plan_for(a, Scheme::PCSR, 4);
+  MultiDeviceHost<double> md(a, plan, Exchange::Merge);
+  std::size_t expect = 0;
+  for (const auto& b : plan.blocks)
+    if (b.device != 0) {
+      EXPECT_EQ(md.exchange_bytes()[b.device].bytes_sent, b.rows() * sizeof(double));
+      expect += b.rows() * sizeof(double);
+    }
+  EXPECT_EQ(md.exchange_bytes()[0].bytes_received, expect);
+  const auto csc_plan = plan_for(a, Scheme::PCSC, 4);  // full-length partial vectors
+  MultiDeviceHost<double> csc(a, csc_plan, Exchange::Merge);
+  EXPECT_EQ(csc.exchange_bytes()[0].bytes_received, 3 * 400 * sizeof(double));
+}
+
+TEST(MultiDeviceHostTrafficTest, HaloReceivesOnlyTheNeighbouringEntriesOfATridiagonalMatrix) {
+  std::vector<std::tuple<Ordinal, Ordinal, double>> t;
+  for (Ordinal i = 0; i < 100; ++i) {
+    t.emplace_back(i, i, 2.0);
+    if (i > 0) t.emplace_back(i, i - 1, -1.0);
+    if (i + 1 < 100) t.emplace_back(i, i + 1, -1.0);
+  }
+  const auto a = test::from_triplets<double>(100, 100, t);
+  MultiDeviceHost<double> md(a, plan_for(a, Scheme::Rows, 4), Exchange::Halo);
+  EXPECT_EQ(md.halo_columns(0), (std::vector<Ordinal>{25}));
+  EXPECT_EQ(md.halo_columns(1), (std::vector<Ordinal>{24, 50}));
+  EXPECT_EQ(md.halo_columns(3), (std::vector<Ordinal>{74}));
+  EXPECT_EQ(md.exchange_bytes()[1].bytes_sent, 2 * sizeof(double));
+  EXPECT_EQ(md.exchange_bytes()[1].bytes_received, 2 * sizeof(double));
+  EXPECT_EQ(md.device_y(2).size(), 25u);
+}
+
+TEST(MultiDeviceHostErrorsTest, RejectsForeignPlansAndExchangesThatDoNotApply) {
+  const auto a = test::random_matrix<double>(30, 30, 3, 7);
+  const auto b = test::random_matrix<double>(31, 30, 3, 8);
+  EXPECT_THROW(MultiDeviceHost<double>(a, plan_for(b, Scheme::NZ, 2), Exchange::AllGather),
+               InvalidArgument);
+  EXPECT_THROW(MultiDeviceHost<double>(a, plan_for(a, Scheme::PCSR, 2), Exchange::AllGather),
+               UnsupportedError);
+  EXPECT_THROW(MultiDeviceHost<double>(a, plan_for(a, Scheme::LRARC, 2), Exchange::Merge),
+               UnsupportedError);
+  EXPECT_THROW(MultiDeviceHost<double>(a, plan_for(a, Scheme::PCSC, 2), Exchange::Halo),
+               UnsupportedError);
+  EXPECT_THROW(host::parse_exchange("broadcast"), InvalidArgument);
+  EXPECT_EQ(host::parse_exchange("halo"), Exchange::Halo);
+}
+
+}  // namespace
