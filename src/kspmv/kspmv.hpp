@@ -8,4 +8,5 @@
 #include "kspmv/formats/coo.hpp"
 #include "kspmv/formats/csc.hpp"
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/io/matrix_market.hpp"
 #include "kspmv/operator.hpp"

@@ -1,0 +1,195 @@
+#include "kspmv/io/text_file.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+
+#include "kspmv/core/error.hpp"
+
+namespace kspmv::io::detail {
+
+namespace {
+constexpr std::uint64_t kProgressMinBytes = 50ull << 20;
+constexpr unsigned kZlibBuffer = 1u << 20;
+constexpr std::size_t kMaxGzRead = std::size_t(1) << 30;  // gzread takes an unsigned length
+constexpr std::size_t kWriteBuffer = std::size_t(4) << 20;
+
+std::string system_message() {
+  return std::error_code(errno, std::generic_category()).message();
+}
+
+bool has_gzip_magic(std::FILE* f) {
+  unsigned char magic[2] = {0, 0};
+  const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  std::rewind(f);
+  return gz;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+// ---- LineReader -------------------------------------------------------------------------------
+
+LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, bool progress)
+    : path_(path), buf_(new char[chunk_bytes]), capacity_(chunk_bytes) {
+  plain_ = std::fopen(path.c_str(), "rb");
+  if (!plain_) throw ParseError(path_, 0, "cannot open file: " + system_message());
+  std::error_code ec;
+  file_bytes_ = std::filesystem::file_size(path, ec);
+  if (ec) file_bytes_ = 0;
+  if (has_gzip_magic(plain_)) {
+    std::fclose(plain_);
+    plain_ = nullptr;
+    gz_ = gzopen(path.c_str(), "rb");
+    if (!gz_) throw ParseError(path_, 0, "cannot open gzip file: " + system_message());
+    gzbuffer(gz_, kZlibBuffer);
+  } else {
+    std::setvbuf(plain_, nullptr, _IONBF, 0);  // we read in large chunks ourselves
+  }
+  progress_ = progress && file_bytes_ > kProgressMinBytes && isatty(STDERR_FILENO);
+  start_ = last_shown_ = std::chrono::steady_clock::now();
+}
+
+LineReader::~LineReader() {
+  if (progress_ && last_shown_ != start_) std::fputc('\n', stderr);
+  if (plain_) std::fclose(plain_);
+  if (gz_) gzclose(gz_);
+}
+
+std::size_t LineReader::read_some(char* dst, std::size_t n) {
+  if (plain_) {
+    const std::size_t got = std::fread(dst, 1, n, plain_);
+    if (got < n && std::ferror(plain_))
+      throw ParseError(path_, line_ + 1, "read error: " + system_message());
+    plain_read_ += got;
+    return got;
+  }
+  const int got = gzread(gz_, dst, static_cast<unsigned>(std::min(n, kMaxGzRead)));
+  int code = Z_OK;
+  const char* message = gzerror(gz_, &code);
+  if (got < 0) throw ParseError(path_, line_ + 1, std::string("corrupt gzip data: ") + message);
+  // zlib reports a stream that stops before its end as Z_BUF_ERROR and returns 0 bytes.
+  if (got == 0 && code == Z_BUF_ERROR)
+    throw ParseError(path_, line_ + 1, "truncated gzip file (compressed data ends early)");
+  return static_cast<std::size_t>(got);
+}
+
+bool LineReader::refill() {
+  // Keep the unfinished last line: move it to the front and read after it.
+  const std::size_t tail = data_end_ - lines_end_;
+  std::memmove(buf_.get(), buf_.get() + lines_end_, tail);
+  pos_ = lines_end_ = 0;
+  data_end_ = tail;
+  for (;;) {
+    if (eof_) {
+      if (data_end_ == 0) {
+        if (progress_) show_progress(true);
+        return false;
+      }
+      // The last line has no '\n': give it one.
+      if (data_end_ == capacity_) {
+        std::unique_ptr<char[]> bigger(new char[capacity_ + 1]);
+        std::memcpy(bigger.get(), buf_.get(), data_end_);
+        buf_ = std::move(bigger);
+        ++capacity_;
+      }
+      buf_[data_end_++] = '\n';
+      lines_end_ = data_end_;
+      return true;
+    }
+    if (data_end_ == capacity_) {  // a line longer than the buffer
+      std::unique_ptr<char[]> bigger(new char[2 * capacity_]);
+      std::memcpy(bigger.get(), buf_.get(), data_end_);
+      buf_ = std::move(bigger);
+      capacity_ *= 2;
+    }
+    const std::size_t got = read_some(buf_.get() + data_end_, capacity_ - data_end_);
+    if (got == 0) {
+      eof_ = true;
+      continue;
+    }
+    const std::size_t old_end = data_end_;
+    data_end_ += got;
+    for (std::size_t k = data_end_; k > old_end; --k) {  // the tail held no '\n'
+      if (buf_[k - 1] == '\n') {
+        lines_end_ = k;
+        if (progress_) show_progress(false);
+        return true;
+      }
+    }
+  }
+}
+
+void LineReader::show_progress(bool done) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!done && now - last_shown_ < std::chrono::milliseconds(200)) return;
+  last_shown_ = now;
+  const double consumed = plain_ ? double(plain_read_) : double(gzoffset(gz_));
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  std::fprintf(stderr, "\rreading %s: %3.0f%% (%.0f MB/s)", path_.c_str(),
+               100.0 * consumed / double(file_bytes_),
+               seconds > 0 ? consumed / seconds / 1e6 : 0.0);
+  std::fflush(stderr);
+}
+
+// ---- TextWriter -------------------------------------------------------------------------------
+
+TextWriter::TextWriter(const std::string& path)
+    : path_(path), buf_(new char[kWriteBuffer]), capacity_(kWriteBuffer) {
+  if (ends_with(path, ".gz")) {
+    gz_ = gzopen(path.c_str(), "wb6");
+    if (gz_) gzbuffer(gz_, kZlibBuffer);
+  } else {
+    plain_ = std::fopen(path.c_str(), "wb");
+  }
+  if (!plain_ && !gz_) throw Error(path_ + ": cannot create file: " + system_message());
+}
+
+TextWriter::~TextWriter() {
+  if (!plain_ && !gz_) return;
+  if (plain_) std::fclose(plain_);
+  if (gz_) gzclose(gz_);
+  std::remove(path_.c_str());
+}
+
+void TextWriter::fail(const std::string& what) {
+  throw Error(path_ + ": write error: " + what);
+}
+
+void TextWriter::flush() {
+  if (used_ == 0) return;
+  if (plain_) {
+    if (std::fwrite(buf_.get(), 1, used_, plain_) != used_) fail(system_message());
+  } else if (gzwrite(gz_, buf_.get(), static_cast<unsigned>(used_)) != int(used_)) {
+    int code = Z_OK;
+    fail(gzerror(gz_, &code));
+  }
+  used_ = 0;
+}
+
+void TextWriter::close() {
+  flush();
+  if (plain_) {
+    const int rc = std::fclose(plain_);
+    plain_ = nullptr;
+    if (rc != 0) {
+      std::remove(path_.c_str());
+      fail(system_message());
+    }
+  } else {
+    const int rc = gzclose(gz_);
+    gz_ = nullptr;
+    if (rc != Z_OK) {
+      std::remove(path_.c_str());
+      fail("gzclose failed with code " + std::to_string(rc));
+    }
+  }
+}
+
+}  // namespace kspmv::io::detail

@@ -1,0 +1,102 @@
+// Plain or gzip-compressed text files read as whole lines from large chunks, and written through
+// a large buffer. The Matrix Market reader and writer are built on these; zlib stays private.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+
+struct gzFile_s;  // zlib's gzFile is `gzFile_s*`
+
+namespace kspmv::io::detail {
+
+class LineReader {
+ public:
+  // Opens `path`; gzip is recognized by its magic bytes, whatever the name. `chunk_bytes` is the
+  // size of one read. With `progress`, files over 50 MB show a progress line on stderr when
+  // stderr is a terminal. Throws ParseError(path, 0, ...) when the file cannot be opened.
+  LineReader(const std::string& path, std::size_t chunk_bytes, bool progress);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // The next line without its '\n'; false at the end of the file. Throws ParseError on a read
+  // error, corrupt or truncated gzip data.
+  bool next(std::string_view& line) {
+    if (pos_ == lines_end_ && !refill()) return false;
+    const char* b = buf_.get() + pos_;
+    // refill() guarantees that [pos_, lines_end_) ends with '\n'.
+    const char* nl = static_cast<const char*>(std::memchr(b, '\n', lines_end_ - pos_));
+    line = std::string_view(b, static_cast<std::size_t>(nl - b));
+    pos_ = static_cast<std::size_t>(nl + 1 - buf_.get());
+    ++line_;
+    return true;
+  }
+
+  // 1-based number of the line last returned by next() (0 before the first).
+  long line_number() const { return line_; }
+  const std::string& path() const { return path_; }
+  bool is_gzip() const { return gz_ != nullptr; }
+  // Size of the file on disk (the compressed size for gzip).
+  std::uint64_t file_bytes() const { return file_bytes_; }
+
+ private:
+  bool refill();
+  std::size_t read_some(char* dst, std::size_t n);
+  void show_progress(bool done);
+
+  std::string path_;
+  std::FILE* plain_ = nullptr;
+  gzFile_s* gz_ = nullptr;
+  std::uint64_t file_bytes_ = 0;
+  std::uint64_t plain_read_ = 0;
+  std::unique_ptr<char[]> buf_;
+  std::size_t capacity_ = 0;
+  std::size_t pos_ = 0;        // next unread byte
+  std::size_t lines_end_ = 0;  // one past the last '\n' in the buffer
+  std::size_t data_end_ = 0;   // one past the last byte read
+  bool eof_ = false;
+  long line_ = 0;
+  bool progress_ = false;
+  std::chrono::steady_clock::time_point start_, last_shown_;
+};
+
+class TextWriter {
+ public:
+  // Creates `path`, gzip-compressed when it ends in ".gz". Throws kspmv::Error if it cannot.
+  explicit TextWriter(const std::string& path);
+  // Without a successful close() (an exception on the way), the partial file is removed.
+  ~TextWriter();
+  TextWriter(const TextWriter&) = delete;
+  TextWriter& operator=(const TextWriter&) = delete;
+
+  // Room for at least `n` <= 4096 bytes; write them and pass the end to commit().
+  char* space(std::size_t n) {
+    if (capacity_ - used_ < n) flush();
+    return buf_.get() + used_;
+  }
+  void commit(char* end) { used_ = static_cast<std::size_t>(end - buf_.get()); }
+  void write(std::string_view s) { commit(std::copy(s.begin(), s.end(), space(s.size()))); }
+
+  // Flushes and closes; throws kspmv::Error on a write error.
+  void close();
+
+ private:
+  void flush();
+  [[noreturn]] void fail(const std::string& what);
+
+  std::string path_;
+  std::FILE* plain_ = nullptr;
+  gzFile_s* gz_ = nullptr;
+  std::unique_ptr<char[]> buf_;
+  std::size_t capacity_ = 0;
+  std::size_t used_ = 0;
+};
+
+}  // namespace kspmv::io::detail

@@ -1,0 +1,354 @@
+// Matrix Market reader and writer: round trips, storage schemes, fields, and one test per
+// malformed input checking the error type, file and line.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kspmv/core/error.hpp"
+#include "kspmv/io/matrix_market.hpp"
+#include "test_matrices.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kspmv::CsrMatrix;
+using kspmv::Offset;
+using kspmv::Ordinal;
+using kspmv::ParseError;
+using kspmv::io::read_matrix_market;
+using kspmv::io::write_matrix_market;
+using Triplets = std::vector<std::tuple<Ordinal, Ordinal, double>>;
+
+// A fresh directory under the system temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = fs::temp_directory_path() /
+            ("kspmv_mm_test_" + std::to_string(stamp) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = file(name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+template <class S>
+void expect_same(const CsrMatrix<S>& a, const CsrMatrix<S>& b) {
+  ASSERT_EQ(a.nrows, b.nrows);
+  ASSERT_EQ(a.ncols, b.ncols);
+  ASSERT_EQ(a.nnz(), b.nnz());
+  for (Ordinal i = 0; i <= a.nrows; ++i) ASSERT_EQ(a.row_ptr(i), b.row_ptr(i)) << "row_ptr " << i;
+  for (Offset k = 0; k < a.nnz(); ++k) {
+    ASSERT_EQ(a.col_idx(k), b.col_idx(k)) << "entry " << k;
+    ASSERT_EQ(a.values(k), b.values(k)) << "entry " << k;  // bit-exact round trip
+  }
+}
+
+std::string kGeneralBanner() {
+  return "%%MatrixMarket matrix coordinate real general\n";
+}
+
+template <class S>
+class MatrixMarketTyped : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(MatrixMarketTyped, Scalars);
+
+TYPED_TEST(MatrixMarketTyped, ZooRoundTripsExactlyThroughPlainAndGzipFiles) {
+  using S = TypeParam;
+  TempDir dir;
+  for (const auto& [name, a] : kspmv::test::zoo<S>()) {
+    for (const std::string ext : {".mtx", ".mtx.gz"}) {
+      SCOPED_TRACE(name + ext);
+      const std::string path = dir.file(name + ext);
+      write_matrix_market(path, a);
+      expect_same(read_matrix_market<S>(path), a);
+    }
+  }
+}
+
+TYPED_TEST(MatrixMarketTyped, SymmetricStorageIsMirrored) {
+  using S = TypeParam;
+  TempDir dir;
+  const auto path = dir.write("sym.mtx",
+                              "%%MatrixMarket matrix coordinate real symmetric\n"
+                              "3 3 4\n1 1 2.0\n2 1 -1.5\n3 2 4\n3 3 0.25\n");
+  const auto expected = kspmv::test::from_triplets<S>(
+      3, 3, Triplets{{0, 0, 2}, {1, 0, -1.5}, {0, 1, -1.5}, {2, 1, 4}, {1, 2, 4}, {2, 2, 0.25}});
+  expect_same(read_matrix_market<S>(path), expected);
+}
+
+TYPED_TEST(MatrixMarketTyped, SkewSymmetricStorageIsMirroredNegated) {
+  using S = TypeParam;
+  TempDir dir;
+  const auto path = dir.write("skew.mtx",
+                              "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                              "3 3 2\n2 1 1.5\n3 1 -2\n");
+  const auto expected = kspmv::test::from_triplets<S>(
+      3, 3, Triplets{{1, 0, 1.5}, {0, 1, -1.5}, {2, 0, -2}, {0, 2, 2}});
+  expect_same(read_matrix_market<S>(path), expected);
+}
+
+TYPED_TEST(MatrixMarketTyped, PatternEntriesAreOne) {
+  using S = TypeParam;
+  TempDir dir;
+  const auto path = dir.write("pattern.mtx",
+                              "%%MatrixMarket matrix coordinate pattern general\n"
+                              "2 3 3\n1 3\n2 1\n1 1\n");
+  const auto expected =
+      kspmv::test::from_triplets<S>(2, 3, Triplets{{0, 2, 1}, {1, 0, 1}, {0, 0, 1}});
+  expect_same(read_matrix_market<S>(path), expected);
+}
+
+TYPED_TEST(MatrixMarketTyped, IntegerFieldAndSymmetricPattern) {
+  using S = TypeParam;
+  TempDir dir;
+  const auto ints = dir.write("int.mtx",
+                              "%%MatrixMarket matrix coordinate integer general\n"
+                              "2 2 2\n1 2 -7\n2 2 12\n");
+  expect_same(read_matrix_market<S>(ints),
+              kspmv::test::from_triplets<S>(2, 2, Triplets{{0, 1, -7}, {1, 1, 12}}));
+  const auto pattern = dir.write("sympat.mtx",
+                                 "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                                 "2 2 2\n1 1\n2 1\n");
+  expect_same(read_matrix_market<S>(pattern),
+              kspmv::test::from_triplets<S>(2, 2, Triplets{{0, 0, 1}, {1, 0, 1}, {0, 1, 1}}));
+}
+
+TYPED_TEST(MatrixMarketTyped, UnsortedEntriesAreSortedAndDuplicatesSummed) {
+  using S = TypeParam;
+  TempDir dir;
+  const auto path = dir.write("dups.mtx",
+                              "%%MatrixMarket matrix coordinate real general\n"
+                              "2 4 5\n1 4 1\n1 2 2\n1 4 0.5\n2 1 3\n1 1 -1\n");
+  const auto expected =
+      kspmv::test::from_triplets<S>(2, 4, Triplets{{0, 3, 1.5}, {0, 1, 2}, {1, 0, 3}, {0, 0, -1}});
+  const auto a = read_matrix_market<S>(path);
+  EXPECT_TRUE(a.is_sorted_unique());
+  expect_same(a, expected);
+  // Rows already in order (the arrays are kept, not scattered), columns not.
+  const auto row_ordered = dir.write("row_ordered.mtx",
+                                     "%%MatrixMarket matrix coordinate real general\n"
+                                     "2 4 5\n1 4 1\n1 2 2\n1 4 0.5\n1 1 -1\n2 1 3\n");
+  expect_same(read_matrix_market<S>(row_ordered), expected);
+}
+
+TEST(MatrixMarket, CommentsBlankLinesTabsCrlfAndMissingFinalNewline) {
+  TempDir dir;
+  const auto path = dir.write("comments.mtx",
+                              "%%MatrixMarket Matrix Coordinate Real General\r\n"
+                              "% a comment\n"
+                              "\n"
+                              "   \t\n"
+                              "%another\n"
+                              "  2 2 3  \r\n"
+                              "% between entries\n"
+                              "1\t1\t1e0\r\n"
+                              "\n"
+                              "  2 1 -.5\n"
+                              "2 2 +2.5");
+  const auto expected =
+      kspmv::test::from_triplets<double>(2, 2, Triplets{{0, 0, 1}, {1, 0, -0.5}, {1, 1, 2.5}});
+  expect_same(read_matrix_market<double>(path), expected);
+}
+
+TEST(MatrixMarket, LinesSplitAcrossReadChunksAndLinesLongerThanAChunk) {
+  // Entries spanning several 8 MB reads, then a comment line longer than one read.
+  const Ordinal m = 5000, n = 3000;
+  const Offset count = 600'000;
+  Triplets t;
+  std::string text = kGeneralBanner() + std::to_string(m) + " " + std::to_string(n) + " " +
+                     std::to_string(count) + "\n";
+  for (Offset k = 0; k < count; ++k) {
+    t.emplace_back(Ordinal(k % m), Ordinal((k * 7) % n), double(k % 13) * 0.25);
+    text += std::to_string(k % m + 1) + " " + std::to_string((k * 7) % n + 1) + " " +
+            std::to_string(double(k % 13) * 0.25) + "\n";
+    if (k == count / 2) text += "%" + std::string(9u << 20, 'x') + "\n";
+  }
+  ASSERT_GT(text.size(), std::size_t(18) << 20);
+  TempDir dir;
+  const auto path = dir.write("chunks.mtx", text);
+  expect_same(read_matrix_market<double>(path), kspmv::test::from_triplets<double>(m, n, t));
+}
+
+TEST(MatrixMarket, GzipIsRecognizedByMagicBytesNotByName) {
+  TempDir dir;
+  const auto a = kspmv::test::random_matrix<double>(50, 40, 5, 7);
+  const std::string gz = dir.file("a.mtx.gz"), renamed = dir.file("a.mtx");
+  write_matrix_market(gz, a);
+  fs::rename(gz, renamed);
+  expect_same(read_matrix_market<double>(renamed), a);
+}
+
+TEST(MatrixMarket, InfoReadsOnlyTheHeader) {
+  TempDir dir;
+  // The entries are garbage: reading the info must not look at them.
+  const auto path = dir.write("info.mtx",
+                              "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                              "% comment\n\n"
+                              "5 5 12\n"
+                              "not an entry\n");
+  const auto info = kspmv::io::read_matrix_market_info(path);
+  EXPECT_EQ(info.field, "pattern");
+  EXPECT_EQ(info.symmetry, "symmetric");
+  EXPECT_EQ(info.nrows, 5);
+  EXPECT_EQ(info.ncols, 5);
+  EXPECT_EQ(info.entries, 12);
+}
+
+// ---- malformed input: each must throw ParseError naming the file and the line ----------------
+
+void expect_parse_error(const std::string& text, long line, const std::string& fragment) {
+  TempDir dir;
+  const auto path = dir.write("bad.mtx", text);
+  try {
+    read_matrix_market<double>(path);
+    ADD_FAILURE() << "no ParseError; expected one at line " << line << " with '" << fragment << "'";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+const std::string kGeneral = kGeneralBanner();
+
+TEST(MatrixMarketErrors, ArrayFormatIsNotSupported) {
+  expect_parse_error("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 1,
+                     "not supported");
+}
+
+TEST(MatrixMarketErrors, ComplexFieldIsNotSupported) {
+  expect_parse_error("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", 1,
+                     "not supported");
+}
+
+TEST(MatrixMarketErrors, BadBanner) {
+  expect_parse_error("%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n", 1,
+                     "expected the banner");
+  expect_parse_error("%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", 1,
+                     "expected the banner");
+}
+
+TEST(MatrixMarketErrors, EmptyFile) {
+  expect_parse_error("", 0, "empty file");
+}
+
+TEST(MatrixMarketErrors, UnknownField) {
+  expect_parse_error("%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 1\n", 1,
+                     "unknown field 'quaternion'");
+}
+
+TEST(MatrixMarketErrors, UnknownSymmetry) {
+  expect_parse_error("%%MatrixMarket matrix coordinate real diagonal\n1 1 1\n1 1 1\n", 1,
+                     "unknown symmetry 'diagonal'");
+}
+
+TEST(MatrixMarketErrors, BadSizeLine) {
+  expect_parse_error(kGeneral + "% c\n3 3\n", 3, "size line");
+  expect_parse_error(kGeneral + "3 x 3\n", 2, "expected an integer column count, got 'x'");
+  expect_parse_error(kGeneral + "3 3 1 7\n1 1 1\n", 2, "size line");
+  expect_parse_error(kGeneral + "-3 3 1\n", 2, "negative");
+  expect_parse_error(kGeneral + "3000000000 3 1\n", 2, "32-bit");
+  expect_parse_error(kGeneral + "% only comments\n", 2, "file ends before the size line");
+}
+
+TEST(MatrixMarketErrors, SymmetricMustBeSquare) {
+  expect_parse_error("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", 2,
+                     "must be square");
+}
+
+TEST(MatrixMarketErrors, TooFewEntries) {
+  expect_parse_error(kGeneral + "3 3 3\n1 1 1\n2 2 2\n\n", 5, "file ends after 2 of the 3");
+}
+
+TEST(MatrixMarketErrors, TooManyEntries) {
+  expect_parse_error(kGeneral + "3 3 2\n1 1 1\n2 2 2\n3 3 3\n", 5, "more entries than the 2");
+}
+
+TEST(MatrixMarketErrors, ZeroIndex) {
+  expect_parse_error(kGeneral + "3 3 2\n1 1 1\n0 2 2\n", 4, "row index 0 is outside [1, 3]");
+}
+
+TEST(MatrixMarketErrors, OutOfRangeIndex) {
+  expect_parse_error(kGeneral + "3 4 2\n1 5 1\n", 3, "column index 5 is outside [1, 4]");
+  expect_parse_error(kGeneral + "3 4 2\n4 1 1\n", 3, "row index 4 is outside [1, 3]");
+}
+
+TEST(MatrixMarketErrors, NonNumericValue) {
+  expect_parse_error(kGeneral + "2 2 2\n1 1 1\n2 2 abc\n", 4,
+                     "expected a numeric value, got 'abc'");
+  expect_parse_error(kGeneral + "2 2 1\n1 x 1\n", 3, "column index, got 'x'");
+  expect_parse_error("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
+                     "expected an integer value, got '1.5'");
+}
+
+TEST(MatrixMarketErrors, MissingValue) {
+  expect_parse_error(kGeneral + "2 2 1\n1 1\n", 3, "missing value");
+}
+
+TEST(MatrixMarketErrors, ExtraGarbageOnALine) {
+  expect_parse_error(kGeneral + "2 2 2\n1 1 1\n2 2 2 junk\n", 4, "unexpected 'junk'");
+  expect_parse_error(kGeneral + "2 2 1\n1 1 1.0x\n", 3, "expected a numeric value, got '1.0x'");
+}
+
+TEST(MatrixMarketErrors, DiagonalEntryInSkewSymmetric) {
+  expect_parse_error("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 2\n2 1 1\n2 2 1\n",
+                     4, "diagonal entry (2, 2)");
+}
+
+TEST(MatrixMarketErrors, TruncatedGzip) {
+  TempDir dir;
+  const std::string path = dir.file("cut.mtx.gz");
+  write_matrix_market(path, kspmv::test::random_matrix<double>(2000, 2000, 10, 11));
+  fs::resize_file(path, fs::file_size(path) / 2);
+  try {
+    read_matrix_market<double>(path);
+    ADD_FAILURE() << "no ParseError for a truncated gzip file";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_GT(e.line(), 2);  // the lines before the cut were read
+    EXPECT_NE(std::string(e.what()).find("truncated gzip"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatrixMarketErrors, MissingFileIsAParseErrorAtLineZero) {
+  TempDir dir;
+  const std::string path = dir.file("does_not_exist.mtx");
+  try {
+    read_matrix_market<float>(path);
+    ADD_FAILURE() << "no ParseError for a missing file";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), 0);
+    EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kspmv::io::read_matrix_market_info(path), ParseError);
+}
+
+TEST(MatrixMarketErrors, UnwritablePathThrowsAndLeavesNoFile) {
+  TempDir dir;
+  const std::string path = dir.file("no_such_dir/out.mtx");
+  EXPECT_THROW(write_matrix_market(path, kspmv::test::zoo<double>()[1].second), kspmv::Error);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+}  // namespace
