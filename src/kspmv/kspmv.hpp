@@ -1,6 +1,7 @@
 // The one header a kspmv user includes.
 #pragma once
 
+#include "kspmv/analysis/row_stats.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/options.hpp"
 #include "kspmv/core/types.hpp"
@@ -8,5 +9,6 @@
 #include "kspmv/formats/coo.hpp"
 #include "kspmv/formats/csc.hpp"
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "kspmv/operator.hpp"

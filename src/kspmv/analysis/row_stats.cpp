@@ -1,0 +1,99 @@
+// Row statistics and MSREP's power-law exponent.
+#include "kspmv/analysis/row_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "kspmv/core/error.hpp"
+
+namespace kspmv::analysis {
+
+namespace {
+// Least-squares fit of log(density) against log(k) over power-of-two bins of the positive
+// counts count(0..n) (MSREP Sec. 5.2: P(k) ~ k^-R); returns -slope, NaN with < 2 bins.
+template <class Count>
+double fit_exponent(Offset n, const Count& count) {
+  Offset bins[64] = {};
+  for (Offset i = 0; i < n; ++i) {
+    const Offset k = count(i);
+    if (k <= 0) continue;
+    int b = 0;
+    while ((k >> (b + 1)) != 0) ++b;
+    ++bins[b];
+  }
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int used = 0;
+  for (int b = 0; b < 63; ++b) {
+    if (bins[b] == 0) continue;
+    const double lo = std::ldexp(1.0, b), hi = std::ldexp(1.0, b + 1) - 1;
+    const double x = 0.5 * (std::log(lo) + std::log(hi));  // log of the bin's geometric centre
+    const double y = std::log(double(bins[b]) / lo);       // bin width 2^b counts
+    sx += x, sy += y, sxx += x * x, sxy += x * y, ++used;
+  }
+  if (used < 2) return std::numeric_limits<double>::quiet_NaN();
+  const double slope = (used * sxy - sx * sy) / (used * sxx - sx * sx);
+  return -slope;
+}
+}  // namespace
+
+double power_law_exponent(const HostView<Offset>& ptr) {
+  const Offset n = ptr.extent(0) > 0 ? Offset(ptr.extent(0)) - 1 : 0;
+  return fit_exponent(n, [&](Offset i) { return ptr(i + 1) - ptr(i); });
+}
+
+RowStats analyze(const HostView<Offset>& row_ptr, Ordinal ncols) {
+  RowStats s;
+  const std::size_t len = row_ptr.extent(0);
+  if (len > std::size_t(std::numeric_limits<Ordinal>::max()) + 1)
+    throw InvalidArgument("analyze: row_ptr has more than 2^31 rows");
+  s.nrows = len > 0 ? static_cast<Ordinal>(len - 1) : 0;
+  s.ncols = ncols;
+  s.nnz = s.nrows > 0 ? row_ptr(s.nrows) : 0;
+  for (Offset t : {32, 256, 4096, 65536}) s.rows_above.emplace_back(t, 0);
+  s.power_law_r = power_law_exponent(row_ptr);
+  if (s.nrows == 0) return s;
+  s.min_row = std::numeric_limits<Offset>::max();
+  s.mean_row = double(s.nnz) / s.nrows;
+  double squares = 0;
+  for (Ordinal i = 0; i < s.nrows; ++i) {
+    const Offset k = row_ptr(i + 1) - row_ptr(i);
+    s.min_row = std::min(s.min_row, k);
+    s.max_row = std::max(s.max_row, k);
+    s.empty_rows += k == 0;
+    for (auto& [threshold, count] : s.rows_above) count += k > threshold;
+    squares += (k - s.mean_row) * (k - s.mean_row);
+  }
+  s.stddev_row = std::sqrt(squares / s.nrows);
+  return s;
+}
+
+template <class S>
+RowStats analyze(const CsrMatrix<S>& a) {
+  RowStats s = analyze(a.row_ptr, a.ncols);
+  HostView<Offset> per_column("kspmv::analysis::column_counts", a.ncols);
+  const auto col = a.col_idx;
+  for (Offset k = 0; k < s.nnz; ++k) {
+    if (col(k) < 0 || col(k) >= a.ncols)
+      throw InvalidArgument("analyze: column index " + std::to_string(col(k)) + " at position " +
+                            std::to_string(k) + " is outside [0, " + std::to_string(a.ncols) + ")");
+    ++per_column(col(k));
+  }
+  s.power_law_r = fit_exponent(a.ncols, [&](Offset j) { return per_column(j); });
+  return s;
+}
+
+std::string summary(const RowStats& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%d x %d, nnz %lld, per row mean %.3g max %lld std %.3g, %d empty rows, R=%.3g",
+                s.nrows, s.ncols, static_cast<long long>(s.nnz), s.mean_row,
+                static_cast<long long>(s.max_row), s.stddev_row, s.empty_rows, s.power_law_r);
+  return buf;
+}
+
+template RowStats analyze<float>(const CsrMatrix<float>&);
+template RowStats analyze<double>(const CsrMatrix<double>&);
+
+}  // namespace kspmv::analysis

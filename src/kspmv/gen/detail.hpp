@@ -1,0 +1,117 @@
+// Internals shared by the generators: counter-based random numbers, a pseudo-random permutation,
+// sampling without replacement and the count-then-fill CSR builder. Not part of the public API.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kspmv/core/kokkos.hpp"
+#include "kspmv/formats/csr.hpp"
+
+namespace kspmv::gen::detail {
+
+using Range = Kokkos::RangePolicy<HostExecSpace, Kokkos::IndexType<std::int64_t>>;
+
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// A hash of (seed, a, b): the counter that makes every row's random stream independent.
+inline std::uint64_t hash(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0) {
+  return splitmix64(splitmix64(seed ^ splitmix64(a)) ^ (b * 0xD1B54A32D192ED03ull));
+}
+
+// Uniform double in [0, 1) from the top 53 bits.
+inline double unit(std::uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1p-53;
+}
+
+// splitmix64 stream seeded by (seed, stream): rows, edges and points each get their own.
+class Rng {
+ public:
+  Rng(std::uint64_t seed, std::uint64_t stream) : state_(hash(seed, stream)) {}
+  std::uint64_t next() { return splitmix64(state_ += 0x9E3779B97F4A7C15ull); }
+  double uniform() { return unit(next()); }
+  // Uniform in [0, n) for n <= 2^32 (multiply-shift, bias below 2^-32).
+  std::uint64_t below(std::uint64_t n) { return ((next() >> 32) * n) >> 32; }
+  template <class S>
+  S value() {  // in [-1, 1)
+    return static_cast<S>(2.0 * uniform() - 1.0);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// The value of entry (i, j) of a symmetric matrix: the same for (j, i), in [-1, 1).
+template <class S>
+S symmetric_value(std::uint64_t seed, Ordinal i, Ordinal j) {
+  const auto lo = static_cast<std::uint64_t>(i < j ? i : j);
+  const auto hi = static_cast<std::uint64_t>(i < j ? j : i);
+  return static_cast<S>(2.0 * unit(hash(seed, lo, hi + 1)) - 1.0);
+}
+
+// A pseudo-random permutation of [0, n): invertible multiply/xorshift/add rounds on the next
+// power of two, cycle-walking back into [0, n).
+class Bijection {
+ public:
+  Bijection(std::uint64_t n, std::uint64_t seed);
+  std::uint64_t operator()(std::uint64_t x) const {
+    do x = forward_once(x);
+    while (x >= n_);
+    return x;
+  }
+  std::uint64_t inverse(std::uint64_t y) const {
+    do y = inverse_once(y);
+    while (y >= n_);
+    return y;
+  }
+
+ private:
+  static constexpr int kRounds = 3;
+  std::uint64_t forward_once(std::uint64_t x) const;
+  std::uint64_t inverse_once(std::uint64_t x) const;
+
+  std::uint64_t n_, mask_;
+  int bits_, shift_;
+  std::uint64_t mul_[kRounds], mul_inv_[kRounds], add_[kRounds];
+};
+
+// Writes k distinct values of [0, n) in increasing order to out (k <= n): Floyd's algorithm
+// with sorted insertion when k is small against n, selection sampling (Knuth's S) otherwise.
+void sample_sorted(Rng& rng, Offset k, Offset n, Ordinal* out);
+
+// Throws InvalidArgument("<what>: <message>") unless ok.
+void require(bool ok, const std::string& what, const std::string& message);
+
+// Builds an m x n CSR in two passes over rows, each a parallel_for: length(i) gives row i's
+// non-zero count, fill(i, cols, vals) writes exactly that many sorted entries. Both must be
+// pure functions of i so that the result does not depend on the number of threads.
+template <class S, class Length, class Fill>
+CsrMatrix<S> build_csr(Ordinal m, Ordinal n, const Length& length, const Fill& fill) {
+  auto row_ptr = make_host_view<Offset>("kspmv::csr::row_ptr", std::size_t(m) + 1);
+  row_ptr(0) = 0;
+  Kokkos::parallel_for("kspmv::gen::count", Range(0, m),
+                       [=](std::int64_t i) { row_ptr(i + 1) = length(static_cast<Ordinal>(i)); });
+  Kokkos::parallel_scan("kspmv::gen::scan", Range(0, m),
+                        [=](std::int64_t i, Offset& sum, bool final) {
+                          const Offset len = row_ptr(i + 1);
+                          sum += len;
+                          if (final) row_ptr(i + 1) = sum;
+                        });
+  Kokkos::fence();
+  CsrMatrix<S> a(m, n, row_ptr(m));
+  a.row_ptr = row_ptr;
+  auto col = a.col_idx;
+  auto val = a.values;
+  Kokkos::parallel_for("kspmv::gen::fill", Range(0, m), [=](std::int64_t i) {
+    fill(static_cast<Ordinal>(i), col.data() + row_ptr(i), val.data() + row_ptr(i));
+  });
+  Kokkos::fence();
+  return a;
+}
+
+}  // namespace kspmv::gen::detail

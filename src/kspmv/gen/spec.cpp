@@ -1,0 +1,230 @@
+// The one-string matrix spec of the CLI and the benchmarks: parsing and dispatch.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kspmv/core/error.hpp"
+#include "kspmv/gen/detail.hpp"
+#include "kspmv/gen/generators.hpp"
+
+namespace kspmv::gen {
+
+namespace {
+constexpr std::uint64_t kDefaultSeed = 42;
+constexpr std::int64_t kMaxOrdinal = std::numeric_limits<Ordinal>::max();
+
+struct Family {
+  const char* name;
+  std::vector<std::string> required, optional;
+  const char* help;
+};
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> f = {
+      {"laplace2d", {}, {"n", "nx", "ny"}, "2D 5-point Laplacian on an n x n (or nx x ny) grid"},
+      {"stencil7", {"n"}, {}, "3D 7-point Laplacian on an n^3 grid"},
+      {"stencil27", {"n"}, {}, "3D 27-point Laplacian on an n^3 grid"},
+      {"uniform", {"rows", "k"}, {"cols"}, "exactly k random columns per row (cols = rows)"},
+      {"kron", {"scale"}, {"ef"}, "Graph500 R-MAT, 2^scale rows, ef*2^scale edges (ef = 16)"},
+      {"rgg", {"scale"}, {}, "random geometric graph, 2^scale points (like rgg_n_2_N_s0)"},
+      {"kmer", {"rows"}, {}, "k-mer-like graph, 1-4 non-zeros per row, scattered"},
+      {"banded", {"n", "bw"}, {}, "band matrix, half bandwidth bw"},
+      {"fullchip", {"rows"}, {}, "circuit-like, mean ~9 per row, a few rows up to rows/1.3"},
+  };
+  return f;
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::string& spec) : spec_(spec) {}
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw InvalidArgument("bad matrix spec \"" + spec_ + "\": " + why +
+                          " (see --help for the grammar)");
+  }
+
+  // "name:key=value,key=value" -> name and keys; keys may not repeat.
+  std::pair<std::string, std::map<std::string, std::string>> section(const std::string& text) {
+    const auto colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    if (name.empty()) fail("missing family name before ':'");
+    std::map<std::string, std::string> keys;
+    if (colon == std::string::npos) return {name, keys};
+    const std::string body = text.substr(colon + 1) + ",";
+    std::size_t begin = 0;
+    for (std::size_t comma; (comma = body.find(',', begin)) != std::string::npos;
+         begin = comma + 1) {
+      const std::string item = body.substr(begin, comma - begin);
+      const auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+        fail("expected key=value, got \"" + item + "\" in " + name);
+      if (!keys.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+        fail("key '" + item.substr(0, eq) + "' given twice in " + name);
+    }
+    return {name, keys};
+  }
+
+  // An integer in [lo, hi]: decimal digits, B^E, or M e E (e.g. 2^21, 1e6, 1.5e6).
+  std::int64_t number(const std::string& key, const std::string& text, std::int64_t lo,
+                      std::int64_t hi) const {
+    auto bad = [&](const std::string& why) {
+      fail(key + "=" + text + ": " + why);
+      return std::int64_t(0);
+    };
+    auto digits = [&](const std::string& s) {
+      if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+        bad("not a non-negative integer, 2^N or 1eN number");
+      return std::stoll(s);
+    };
+    if (text.find_first_not_of("0123456789") == std::string::npos) {
+      const std::int64_t v = digits(text);
+      if (v < lo || v > hi)
+        bad("out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return v;
+    }
+    double value;
+    if (const auto caret = text.find('^'); caret != std::string::npos) {
+      value =
+          std::pow(double(digits(text.substr(0, caret))), double(digits(text.substr(caret + 1))));
+    } else if (const auto e = text.find_first_of("eE"); e != std::string::npos) {
+      const std::string mant = text.substr(0, e);
+      const auto dot = mant.find('.');
+      const std::string whole = mant.substr(0, dot),
+                        frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+      if (dot != std::string::npos && frac.empty()) bad("malformed number");
+      const double m =
+          double(digits(whole)) +
+          (frac.empty() ? 0.0 : double(digits(frac)) / std::pow(10.0, double(frac.size())));
+      value = m * std::pow(10.0, double(digits(text.substr(e + 1))));
+    } else {
+      return bad("not a non-negative integer, 2^N or 1eN number");
+    }
+    if (value != std::floor(value)) bad("not an integer");
+    if (value < double(lo) || value > double(hi))
+      bad("out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return static_cast<std::int64_t>(value);
+  }
+
+ private:
+  std::string spec_;
+};
+}  // namespace
+
+template <class S>
+CsrMatrix<S> from_spec(const std::string& spec) {
+  Parser p(spec);
+  if (spec.empty()) p.fail("empty spec");
+  const auto plus = spec.find('+');
+  if (plus != std::string::npos && spec.find('+', plus + 1) != std::string::npos)
+    p.fail("at most one '+longrows:...' part");
+  auto [name, keys] = p.section(spec.substr(0, plus));
+
+  // The seed may stand in either part, once.
+  std::map<std::string, std::string> lr_keys;
+  if (plus != std::string::npos) {
+    auto [lr_name, lr] = p.section(spec.substr(plus + 1));
+    if (lr_name != "longrows") p.fail("unknown part '" + lr_name + "' after '+' (only longrows)");
+    lr_keys = lr;
+  }
+  if (keys.count("seed") && lr_keys.count("seed")) p.fail("seed given twice");
+  std::uint64_t seed = kDefaultSeed;
+  for (auto* k : {&keys, &lr_keys}) {
+    if (const auto it = k->find("seed"); it != k->end()) {
+      seed = static_cast<std::uint64_t>(p.number("seed", it->second, 0, kMaxOrdinal * kMaxOrdinal));
+      k->erase(it);
+    }
+  }
+
+  const Family* fam = nullptr;
+  std::string names;
+  for (const auto& f : families()) {
+    if (name == f.name) fam = &f;
+    names += std::string(names.empty() ? "" : ", ") + f.name;
+  }
+  if (!fam) p.fail("unknown family '" + name + "' (families: " + names + ")");
+  for (const auto& [k, v] : keys) {
+    const bool known = std::count(fam->required.begin(), fam->required.end(), k) +
+                       std::count(fam->optional.begin(), fam->optional.end(), k);
+    if (!known) p.fail("unknown key '" + k + "' for " + name);
+  }
+  for (const auto& k : fam->required)
+    if (!keys.count(k)) p.fail(name + " needs " + k + "=");
+  auto get = [&](const std::string& k, std::int64_t lo, std::int64_t hi) {
+    return p.number(k, keys.at(k), lo, hi);
+  };
+  auto opt = [&](const std::string& k, std::int64_t def, std::int64_t lo, std::int64_t hi) {
+    return keys.count(k) ? get(k, lo, hi) : def;
+  };
+
+  CsrMatrix<S> a;
+  if (name == "laplace2d") {
+    if (keys.count("n") && (keys.count("nx") || keys.count("ny")))
+      p.fail("laplace2d takes either n= or nx=,ny=");
+    if (keys.count("n")) {
+      const auto n = static_cast<Ordinal>(get("n", 0, kMaxOrdinal));
+      a = laplace2d<S>(n, n);
+    } else {
+      if (!keys.count("nx") || !keys.count("ny")) p.fail("laplace2d needs n= or both nx= and ny=");
+      a = laplace2d<S>(static_cast<Ordinal>(get("nx", 0, kMaxOrdinal)),
+                       static_cast<Ordinal>(get("ny", 0, kMaxOrdinal)));
+    }
+  } else if (name == "stencil7" || name == "stencil27") {
+    const auto n = static_cast<Ordinal>(get("n", 0, kMaxOrdinal));
+    a = name == "stencil7" ? stencil3d_7<S>(n) : stencil3d_27<S>(n);
+  } else if (name == "uniform") {
+    const auto rows = static_cast<Ordinal>(get("rows", 0, kMaxOrdinal));
+    a = uniform_random<S>(rows, static_cast<Ordinal>(opt("cols", rows, 0, kMaxOrdinal)),
+                          static_cast<int>(get("k", 0, kMaxOrdinal)), seed);
+  } else if (name == "kron") {
+    a = kronecker<S>(static_cast<int>(get("scale", 1, 30)),
+                     static_cast<int>(opt("ef", 16, 1, 1 << 16)), seed);
+  } else if (name == "rgg") {
+    a = random_geometric<S>(static_cast<int>(get("scale", 1, 30)), seed);
+  } else if (name == "kmer") {
+    a = kmer<S>(static_cast<Ordinal>(get("rows", 2, kMaxOrdinal)), seed);
+  } else if (name == "banded") {
+    a = banded<S>(static_cast<Ordinal>(get("n", 0, kMaxOrdinal)),
+                  static_cast<Ordinal>(get("bw", 0, kMaxOrdinal)));
+  } else {
+    a = fullchip_like<S>(static_cast<Ordinal>(get("rows", 1, kMaxOrdinal)), seed);
+  }
+
+  if (plus == std::string::npos) return a;
+  for (const auto& [k, v] : lr_keys)
+    if (k != "count" && k != "len")
+      p.fail("unknown key '" + k + "' for longrows (count, len, seed)");
+  if (!lr_keys.count("count") || !lr_keys.count("len")) p.fail("longrows needs count= and len=");
+  return with_long_rows(a, static_cast<int>(p.number("count", lr_keys["count"], 0, a.nrows)),
+                        static_cast<Ordinal>(p.number("len", lr_keys["len"], 1, kMaxOrdinal)),
+                        detail::hash(seed, 0x10E6));
+}
+
+std::string spec_help() {
+  std::string h =
+      "Matrix spec: FAMILY:KEY=VALUE[,KEY=VALUE...][+longrows:count=C,len=L][,seed=S]\n"
+      "  Numbers may be written 1000000, 1e6, 1.5e6 or 2^20. seed (default " +
+      std::to_string(kDefaultSeed) +
+      ") may appear once, in either part.\n"
+      "  +longrows plants C random rows, the longest with L non-zeros, the next L/2, L/4, ...\n"
+      "Families:\n";
+  for (const auto& f : families()) {
+    std::string keys;
+    for (const auto& k : f.required) keys += (keys.empty() ? "" : ",") + k + "=";
+    for (const auto& k : f.optional) keys += (keys.empty() ? "[" : ",[") + k + "=]";
+    std::string usage = "  " + std::string(f.name) + ":" + keys;
+    usage.resize(std::max<std::size_t>(usage.size() + 1, 30), ' ');
+    h += usage + f.help + "\n";
+  }
+  h += "Examples: laplace2d:n=4096  stencil27:n=160  uniform:rows=2e7,k=8  kron:scale=21,ef=16\n"
+       "          rgg:scale=23  kmer:rows=6e7  fullchip:rows=3e6  "
+       "banded:n=1e6,bw=8+longrows:count=4,len=1e5\n";
+  return h;
+}
+
+template CsrMatrix<float> from_spec<float>(const std::string&);
+template CsrMatrix<double> from_spec<double>(const std::string&);
+
+}  // namespace kspmv::gen

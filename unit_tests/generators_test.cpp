@@ -1,0 +1,301 @@
+// Matrix generators: exact sizes, structure (symmetry, row bounds), determinism per seed,
+// planted long rows, and the spec parser with every error it reports.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kspmv/core/error.hpp"
+#include "kspmv/gen/generators.hpp"
+
+namespace kspmv::gen {
+namespace {
+
+// Same shape, row pointers, columns and values.
+template <class S>
+bool same_matrix(const CsrMatrix<S>& a, const CsrMatrix<S>& b) {
+  if (a.nrows != b.nrows || a.ncols != b.ncols || a.nnz() != b.nnz()) return false;
+  for (Ordinal i = 0; i <= a.nrows; ++i)
+    if (a.row_ptr(i) != b.row_ptr(i)) return false;
+  for (Offset k = 0; k < a.nnz(); ++k)
+    if (a.col_idx(k) != b.col_idx(k) || a.values(k) != b.values(k)) return false;
+  return true;
+}
+
+template <class S>
+void expect_well_formed(const CsrMatrix<S>& a) {
+  EXPECT_NO_THROW(a.validate());
+  EXPECT_TRUE(a.is_sorted_unique());
+}
+
+// Value at (i, j), or NaN when the entry is absent (columns are sorted).
+template <class S>
+double entry(const CsrMatrix<S>& a, Ordinal i, Ordinal j) {
+  const Ordinal* first = a.col_idx.data() + a.row_ptr(i);
+  const Ordinal* last = a.col_idx.data() + a.row_ptr(i + 1);
+  const Ordinal* p = std::lower_bound(first, last, j);
+  return p != last && *p == j ? double(a.values(p - a.col_idx.data())) : std::nan("");
+}
+
+// Every (i, j, v) has (j, i, v); with `no_diagonal`, no (i, i).
+template <class S>
+void expect_symmetric(const CsrMatrix<S>& a, bool no_diagonal) {
+  ASSERT_EQ(a.nrows, a.ncols);
+  for (Ordinal i = 0; i < a.nrows; ++i)
+    for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) {
+      const Ordinal j = a.col_idx(k);
+      if (no_diagonal) ASSERT_NE(i, j) << "diagonal entry in row " << i;
+      ASSERT_EQ(entry(a, j, i), double(a.values(k))) << "(" << i << ", " << j << ")";
+    }
+}
+
+template <class S>
+class GenTyped : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GenTyped, Scalars);
+
+TYPED_TEST(GenTyped, StencilsHaveExactNnzAndLaplacianValues) {
+  using S = TypeParam;
+  for (Ordinal n : {1, 2, 3, 7}) {
+    const Offset n2 = Offset(n) * n, n3 = n2 * n;
+    const auto l2 = laplace2d<S>(n, n);
+    EXPECT_EQ(l2.nnz(), 5 * n2 - 4 * n) << n;
+    const auto s7 = stencil3d_7<S>(n);
+    EXPECT_EQ(s7.nnz(), 7 * n3 - 6 * n2) << n;
+    const auto s27 = stencil3d_27<S>(n);
+    EXPECT_EQ(s27.nnz(), Offset(3 * n - 2) * (3 * n - 2) * (3 * n - 2)) << n;
+    for (const auto* a : {&l2, &s7, &s27}) {
+      expect_well_formed(*a);
+      expect_symmetric(*a, false);
+    }
+    EXPECT_EQ(entry(l2, 0, 0), 4.0);
+    EXPECT_EQ(entry(s7, 0, 0), 6.0);
+    EXPECT_EQ(entry(s27, 0, 0), 26.0);
+  }
+  const auto r = laplace2d<S>(5, 3);  // rectangular grid: 5*nx*ny - 2*nx - 2*ny
+  EXPECT_EQ(r.nrows, 15);
+  EXPECT_EQ(r.nnz(), 5 * 15 - 2 * 5 - 2 * 3);
+  const auto s = stencil3d_27<S>(3);  // the centre point sees all 27: its row sums to 0
+  double sum = 0;
+  for (Offset k = s.row_ptr(13); k < s.row_ptr(14); ++k) sum += s.values(k);
+  EXPECT_EQ(s.row_length(13), 27);
+  EXPECT_EQ(sum, 0.0);
+  EXPECT_EQ(stencil3d_7<S>(0).nrows, 0);
+  EXPECT_THROW(stencil3d_7<S>(1291), InvalidArgument);
+  EXPECT_THROW(laplace2d<S>(-1, 4), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, BandedHasFullBandsAndDominantDiagonal) {
+  using S = TypeParam;
+  const Ordinal n = 50, w = 4;
+  const auto a = banded<S>(n, w);
+  expect_well_formed(a);
+  expect_symmetric(a, false);
+  EXPECT_EQ(a.nnz(), Offset(n) * (2 * w + 1) - Offset(w) * (w + 1));
+  for (Ordinal i = 0; i < n; ++i) {
+    EXPECT_EQ(a.col_idx(a.row_ptr(i)), std::max(0, i - w));
+    EXPECT_EQ(entry(a, i, i), 2.0 * w + 1);
+  }
+  EXPECT_EQ(banded<S>(3, 10).nnz(), 9);  // band wider than the matrix: dense
+  EXPECT_THROW(banded<S>(5, -1), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, UniformHasExactlyKDistinctColumnsPerRow) {
+  using S = TypeParam;
+  for (auto [rows, cols, k] : {std::array<int, 3>{300, 1000, 8}, {50, 20, 20}, {40, 100, 60}}) {
+    const auto a = uniform_random<S>(rows, cols, k, 7);
+    expect_well_formed(a);
+    for (Ordinal i = 0; i < rows; ++i) ASSERT_EQ(a.row_length(i), k);
+    for (Offset e = 0; e < a.nnz(); ++e) {
+      ASSERT_GE(a.values(e), S(-1));
+      ASSERT_LT(a.values(e), S(1));
+    }
+  }
+  EXPECT_THROW(uniform_random<S>(10, 5, 6, 1), InvalidArgument);
+  EXPECT_THROW(uniform_random<S>(10, 5, -1, 1), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, KroneckerIsSymmetricWithoutDiagonalAndSkewed) {
+  using S = TypeParam;
+  const auto a = kronecker<S>(12, 8, 3);
+  EXPECT_EQ(a.nrows, 4096);
+  expect_well_formed(a);
+  expect_symmetric(a, true);
+  EXPECT_LE(a.nnz(), 2 * 8 * 4096);
+  EXPECT_GT(a.nnz(), 8 * 4096);  // duplicates and self-loops remove well under half
+  Offset longest = 0;
+  for (Ordinal i = 0; i < a.nrows; ++i) longest = std::max(longest, a.row_length(i));
+  EXPECT_GT(longest, 20 * a.nnz() / a.nrows);  // a power law has hubs
+  EXPECT_THROW(kronecker<S>(0, 16, 1), InvalidArgument);
+  EXPECT_THROW(kronecker<S>(10, 0, 1), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, RandomGeometricIsSymmetricWithRggDegree) {
+  using S = TypeParam;
+  const int scale = 13;
+  const auto a = random_geometric<S>(scale, 5);
+  EXPECT_EQ(a.nrows, 1 << scale);
+  expect_well_formed(a);
+  expect_symmetric(a, true);
+  // Expected degree pi r^2 n = pi * 0.55^2 * ln n (minus the border), ~8.5 for n = 2^13.
+  const double mean = double(a.nnz()) / a.nrows;
+  const double expect = std::acos(-1.0) * 0.55 * 0.55 * std::log(double(a.nrows));
+  EXPECT_GT(mean, 0.85 * expect);
+  EXPECT_LT(mean, 1.05 * expect);
+  EXPECT_THROW(random_geometric<S>(31, 1), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, KmerRowsHoldOneToFourEntries) {
+  using S = TypeParam;
+  for (Ordinal rows : {2, 3, 17, 20000}) {
+    const auto a = kmer<S>(rows, 11);
+    expect_well_formed(a);
+    expect_symmetric(a, true);
+    for (Ordinal i = 0; i < rows; ++i) {
+      ASSERT_GE(a.row_length(i), 1) << rows << " row " << i;
+      ASSERT_LE(a.row_length(i), 4) << rows << " row " << i;
+    }
+  }
+  const auto a = kmer<S>(20000, 11);
+  const double mean = double(a.nnz()) / a.nrows;
+  EXPECT_GT(mean, 1.9);
+  EXPECT_LT(mean, 2.4);
+  EXPECT_THROW(kmer<S>(1, 1), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, LongRowsArePlantedAndKeepTheRowsEntries) {
+  using S = TypeParam;
+  const auto base = laplace2d<S>(40, 40);
+  const int count = 5;
+  const Ordinal len = 1000;
+  const auto a = with_long_rows(base, count, len, 9);
+  expect_well_formed(a);
+  std::vector<Offset> planted;
+  for (Ordinal i = 0; i < a.nrows; ++i) {
+    if (a.row_length(i) != base.row_length(i)) planted.push_back(a.row_length(i));
+    for (Offset k = base.row_ptr(i); k < base.row_ptr(i + 1); ++k)  // own entries kept
+      ASSERT_EQ(entry(a, i, base.col_idx(k)), double(base.values(k)));
+  }
+  std::sort(planted.rbegin(), planted.rend());
+  EXPECT_EQ(planted, (std::vector<Offset>{1000, 500, 250, 125, 62}));
+  EXPECT_TRUE(same_matrix(a, with_long_rows(base, count, len, 9)));
+  EXPECT_FALSE(same_matrix(a, with_long_rows(base, count, len, 10)));
+  // Lengths are capped by the column count: the longest row becomes dense.
+  const auto dense = with_long_rows(base, 1, 1 << 30, 1);
+  Offset longest = 0;
+  for (Ordinal i = 0; i < dense.nrows; ++i) longest = std::max(longest, dense.row_length(i));
+  EXPECT_EQ(longest, 1600);
+  EXPECT_THROW(with_long_rows(base, 1601, len, 1), InvalidArgument);
+  EXPECT_THROW(with_long_rows(base, 1, 0, 1), InvalidArgument);
+  auto unsorted = laplace2d<S>(3, 3);
+  std::swap(unsorted.col_idx(0), unsorted.col_idx(1));
+  EXPECT_THROW(with_long_rows(unsorted, 1, 5, 1), InvalidArgument);
+}
+
+TYPED_TEST(GenTyped, FullChipLikeHasMeanNineAndOneHugeRow) {
+  using S = TypeParam;
+  const Ordinal rows = 30000;
+  const auto a = fullchip_like<S>(rows, 4);
+  expect_well_formed(a);
+  Offset longest = 0;
+  for (Ordinal i = 0; i < rows; ++i) longest = std::max(longest, a.row_length(i));
+  EXPECT_GE(longest, Offset(rows / 1.3));
+  EXPECT_LE(longest, Offset(rows / 1.3) + 12);
+  const double mean = double(a.nnz()) / rows;
+  EXPECT_GT(mean, 8.0);
+  EXPECT_LT(mean, 10.0);
+}
+
+TYPED_TEST(GenTyped, EverySpecIsDeterministicPerSeed) {
+  using S = TypeParam;
+  const std::vector<std::string> seeded = {"uniform:rows=500,k=5,cols=800",
+                                           "kron:scale=10,ef=4",
+                                           "rgg:scale=10",
+                                           "kmer:rows=3000",
+                                           "fullchip:rows=2000",
+                                           "laplace2d:n=30+longrows:count=3,len=200"};
+  for (const auto& spec : seeded) {
+    const auto a = from_spec<S>(spec);
+    expect_well_formed(a);
+    EXPECT_TRUE(same_matrix(a, from_spec<S>(spec))) << spec;
+    EXPECT_TRUE(same_matrix(a, from_spec<S>(spec + ",seed=42"))) << spec << " (default seed)";
+    EXPECT_FALSE(same_matrix(a, from_spec<S>(spec + ",seed=43"))) << spec;
+  }
+}
+
+TEST(GenSpec, BuildsWhatTheDirectCallBuilds) {
+  EXPECT_TRUE(same_matrix(from_spec<double>("laplace2d:n=2^4"), laplace2d<double>(16, 16)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("laplace2d:nx=7,ny=1e1"), laplace2d<double>(7, 10)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("stencil7:n=5"), stencil3d_7<double>(5)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("stencil27:n=1.2e1"), stencil3d_27<double>(12)));
+  EXPECT_TRUE(same_matrix(from_spec<float>("uniform:rows=100,k=3,seed=5"),
+                          uniform_random<float>(100, 100, 3, 5)));
+  EXPECT_TRUE(same_matrix(from_spec<float>("uniform:rows=100,k=3,cols=7"),
+                          uniform_random<float>(100, 7, 3, 42)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("kron:scale=9"), kronecker<double>(9, 16, 42)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("rgg:scale=9,seed=3"), random_geometric<double>(9, 3)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("kmer:rows=1000"), kmer<double>(1000, 42)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("banded:n=100,bw=3"), banded<double>(100, 3)));
+  EXPECT_TRUE(same_matrix(from_spec<double>("fullchip:rows=500"), fullchip_like<double>(500, 42)));
+  // The seed may close the longrows part; it seeds both parts.
+  EXPECT_TRUE(same_matrix(from_spec<double>("kmer:rows=900,seed=8+longrows:count=2,len=50"),
+                          from_spec<double>("kmer:rows=900+longrows:count=2,len=50,seed=8")));
+}
+
+TEST(GenSpec, RejectsEveryMalformedSpecWithAMessage) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "empty spec"},
+      {":n=3", "missing family name"},
+      {"nosuch:n=3", "unknown family 'nosuch'"},
+      {"laplace2d:n=3,foo=1", "unknown key 'foo'"},
+      {"stencil7", "stencil7 needs n="},
+      {"stencil7:", "expected key=value"},
+      {"laplace2d:n=3,,", "expected key=value"},
+      {"uniform:rows=10,k", "expected key=value"},
+      {"uniform:rows=10,k=", "expected key=value"},
+      {"uniform:rows=10,=3", "expected key=value"},
+      {"uniform:rows=10,k=2,rows=3", "given twice"},
+      {"laplace2d:n=3,nx=3", "either n= or nx=,ny="},
+      {"laplace2d:nx=3", "both nx= and ny="},
+      {"uniform:rows=abc,k=2", "rows=abc"},
+      {"uniform:rows=-5,k=2", "rows=-5"},
+      {"uniform:rows=1.5,k=2", "rows=1.5"},
+      {"uniform:rows=1.5e0,k=2", "not an integer"},
+      {"uniform:rows=1.e3,k=2", "malformed"},
+      {"uniform:rows=3e9,k=2", "out of range"},
+      {"uniform:rows=2^40,k=2", "out of range"},
+      {"kron:scale=31", "out of range"},
+      {"kron:scale=10,ef=0", "out of range"},
+      {"kmer:rows=1", "out of range"},
+      {"laplace2d:n=3+foo:x=1", "unknown part 'foo'"},
+      {"laplace2d:n=3+longrows:count=1", "longrows needs count= and len="},
+      {"laplace2d:n=3+longrows:count=1,len=2,bad=3", "unknown key 'bad' for longrows"},
+      {"laplace2d:n=3+longrows:count=10,len=2", "count=10"},
+      {"a+b+c", "at most one"},
+      {"kron:scale=4,seed=1+longrows:count=1,len=2,seed=2", "seed given twice"},
+      {"uniform:rows=10,k=20", "do not fit"},  // from the generator itself
+      {"stencil7:n=2000", "n must be in"},
+  };
+  for (const auto& [spec, message] : bad) {
+    try {
+      (void)from_spec<double>(spec);
+      ADD_FAILURE() << "no error for \"" << spec << "\"";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+          << "spec \"" << spec << "\" gave: " << e.what();
+    }
+  }
+}
+
+TEST(GenSpec, HelpNamesEveryFamily) {
+  const std::string h = spec_help();
+  for (const char* f : {"laplace2d", "stencil7", "stencil27", "uniform", "kron", "rgg", "kmer",
+                        "banded", "fullchip", "longrows", "seed", "2^"})
+    EXPECT_NE(h.find(f), std::string::npos) << f;
+}
+
+}  // namespace
+}  // namespace kspmv::gen
