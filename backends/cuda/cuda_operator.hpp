@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "backends/cuda/device_spmv.hpp"
 #include "kspmv/core/operator_impl.hpp"
 
 namespace kspmv::cuda {
@@ -10,10 +11,58 @@ namespace kspmv::cuda {
 // Number of CUDA devices present (0 when the driver finds none; never throws).
 int device_count();
 
-// Builds the CUDA execution of options.kernel on options.devices. The host matrix is copied
-// (Resident) or kept in pinned host memory (Streamed) before this returns.
+// Builds the CUDA execution of options.kernel on options.devices[0] (InvalidArgument for a
+// device id that does not exist). Residency::Resident: the matrix is uploaded once and
+// apply_host copies x in (and y when beta != 0) and y out; apply_device works on vectors in the
+// device's memory, ordered after work on the legacy default stream, and returns when y is
+// written. Residency::Streamed or Kernel::FullOverlap: the matrix stays on the host and is
+// streamed on every apply (CSR-Full-Overlap; Streamed with another explicit kernel:
+// UnsupportedError).
+//
+// Kernel::Auto, options.autotune == false: auto_kernel() below, decided once from row_ptr.
+// Kernel::Auto, options.autotune == true: every available resident kernel (csr-vector,
+// cusparse, cusparse-alg2, partial-overlap, seg, seg-r) runs kAutotuneTrials applies each, in
+// turn, on the caller's first calls (each result is a correct SpMV); each is timed with events
+// and the one with the smallest time is kept, the others are freed. kernel() names the kernel of
+// the last apply. Explicit kernels ignore autotune.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
                                                     const Options& options);
+
+inline constexpr int kAutotuneTrials = 3;
+
+// Whether this build runs `kernel` on CUDA devices (Auto always; others once their family is in).
+bool kernel_available(Kernel kernel);
+
+// What Kernel::Auto reads of a matrix: row-length statistics from row_ptr alone.
+struct RowShape {
+  Offset nnz = 0;
+  Offset max = 0;          // longest row
+  double mean = 0;         // nnz / m
+  double cv = 0;           // coefficient of variation stddev / mean (0 when mean == 0)
+  double seg_padding = 1;  // padded / real non-zeros - 1 of segSpMV's layout (1 when nnz == 0)
+};
+RowShape row_shape(const Offset* row_ptr, Ordinal m);
+
+// The Kernel::Auto rule (no timing), from the RowShape:
+//   1. no non-zeros                                                       -> csr-vector
+//   2. long rows (max > 4096) or power law (cv > 2)                       -> csr-vector (its
+//      long-row path spreads each long row over many warps)
+//   3. short irregular rows (mean < 17, 1 < cv <= 2): one thread per row diverges -> cusparse
+//   4. regular rows (cv < 0.25) that segments fit with < 5% padding       -> seg (seg-r when the
+//      segment length is >= 32)
+//   5. otherwise                                                          -> partial-overlap
+// A choice whose family is not built falls back to csr-vector. The thresholds are first
+// estimates; perf_tests/run_gpu_suite.sh measures auto against cuSPARSE on every matrix.
+Kernel auto_kernel(const RowShape& shape);
+
+// A kernel bound to one matrix on the current device: csr-vector, cusparse, cusparse-alg2 and
+// partial-overlap use the uploaded matrix `a`; seg, seg-r and full-overlap build their own device
+// data from `host` (full-overlap streams it from pinned host memory on every run; `a` may be
+// null for those three). UnsupportedError for Auto, host kernels and families not built.
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
+                                                     std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                     const CsrPointers<Scalar>& host);
 
 }  // namespace kspmv::cuda

@@ -1,0 +1,154 @@
+#include "backends/cuda/csr_vector.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "backends/cuda/check.hpp"
+#include "backends/cuda/long_rows.hpp"
+#include "backends/cuda/vector_ops.hpp"
+#include "backends/cuda/warp_reduce.cuh"
+#include "kspmv/formats/batch_plan.hpp"
+#include "kspmv/formats/long_rows.hpp"
+
+namespace kspmv::cuda {
+
+namespace {
+
+constexpr int kBlock = 256;
+
+// Paper 4 Alg. 5/6 without the batching: V lanes per row, strided over the row, shuffle-reduced.
+// Rows longer than `long_threshold` are skipped (the long-row path writes them); every lane
+// still reaches the shuffle so the full-mask reduction is valid.
+template <int V, class Scalar>
+__global__ void __launch_bounds__(kBlock)
+    csr_vector_kernel(const DeviceOffset* __restrict__ row_ptr, const Ordinal* __restrict__ col,
+                      const Scalar* __restrict__ val, Ordinal m, DeviceOffset long_threshold,
+                      Scalar alpha, const Scalar* __restrict__ x, Scalar beta,
+                      Scalar* __restrict__ y) {
+  const long long thread = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x;
+  const long long row = thread / V;
+  const int lane = threadIdx.x % V;
+  DeviceOffset begin = 0, end = 0;
+  bool mine = false;
+  if (row < m) {
+    begin = __ldg(row_ptr + row);
+    end = __ldg(row_ptr + row + 1);
+    mine = end - begin <= long_threshold;
+    if (!mine) end = begin;
+  }
+  Scalar sum = 0;
+  for (DeviceOffset k = begin + lane; k < end; k += V)
+    sum += __ldg(val + k) * __ldg(x + __ldg(col + k));
+  sum = warp_sum<V>(sum);
+  if (mine && lane == 0) y[row] = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+template <class Scalar>
+class CsrVector final : public DeviceSpmv<Scalar> {
+ public:
+  CsrVector(std::shared_ptr<const DeviceCsr<Scalar>> a, int vector_size, Offset threshold,
+            LongRowPath<Scalar> long_rows)
+      : a_(std::move(a)),
+        vector_size_(vector_size),
+        threshold_(static_cast<DeviceOffset>(
+            std::min<Offset>(threshold, std::numeric_limits<DeviceOffset>::max()))),
+        long_rows_(std::move(long_rows)) {}
+
+  void run(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) override {
+    const Ordinal m = a_->m;
+    if (m == 0) return;
+    if (alpha == Scalar(0) || a_->nnz == 0) {
+      scale_vector(y, m, beta, stream);
+      return;
+    }
+    switch (vector_size_) {
+      case 1:
+        launch<1>(alpha, x, beta, y, stream);
+        break;
+      case 2:
+        launch<2>(alpha, x, beta, y, stream);
+        break;
+      case 4:
+        launch<4>(alpha, x, beta, y, stream);
+        break;
+      case 8:
+        launch<8>(alpha, x, beta, y, stream);
+        break;
+      case 16:
+        launch<16>(alpha, x, beta, y, stream);
+        break;
+      default:
+        launch<32>(alpha, x, beta, y, stream);
+        break;
+    }
+    long_rows_.run(a_->view(), alpha, x, beta, y, stream);
+  }
+  Kernel kernel() const override { return Kernel::CsrVector; }
+  std::size_t extra_device_bytes() const override { return long_rows_.device_bytes(); }
+
+ private:
+  template <int V>
+  void launch(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) {
+    const long long threads = static_cast<long long>(a_->m) * V;
+    const auto blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
+    csr_vector_kernel<V, Scalar><<<blocks, kBlock, 0, stream>>>(
+        a_->row_ptr.data(), a_->col.data(), a_->val.data(), a_->m, threshold_, alpha, x, beta, y);
+    check_launch("csr_vector_kernel");
+  }
+
+  std::shared_ptr<const DeviceCsr<Scalar>> a_;
+  int vector_size_;
+  DeviceOffset threshold_;
+  LongRowPath<Scalar> long_rows_;
+};
+
+// Table 2 of paper 4 (batch_vector_size) on the rows at most `threshold` long: the rows the main
+// kernel sees.
+int short_row_vector_size(const Offset* row_ptr, Ordinal m, Offset threshold) {
+  Offset nnz = 0;
+  Ordinal rows = 0;
+  for (Ordinal i = 0; i < m; ++i) {
+    const Offset len = row_ptr[i + 1] - row_ptr[i];
+    if (len <= threshold) nnz += len, ++rows;
+  }
+  return rows > 0 ? batch_vector_size(nnz, rows, BatchParams{}) : 1;
+}
+
+}  // namespace
+
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                    const CsrPointers<Scalar>& host,
+                                                    CsrVectorConfig config) {
+  const int v = config.vector_size;
+  if (v < 0 || v > 32 || (v & (v - 1)) != 0)
+    throw InvalidArgument("csr-vector: vector size must be 0 (auto) or a power of two <= 32, got " +
+                          std::to_string(v));
+  if (config.long_row_threshold < 0)
+    throw InvalidArgument("csr-vector: long-row threshold must be >= 0");
+  if (!a || a->m != host.m || a->n != host.n)
+    throw InvalidArgument("csr-vector: device and host matrices differ");
+  int vector_size = v;
+  Offset threshold = config.long_row_threshold;
+  if (vector_size == 0) {
+    // The mean of the short rows picks V; V sets the default threshold; one refinement step
+    // (the threshold of V=32 is the widest, so start there).
+    const Offset widest = threshold > 0 ? threshold : default_long_row_threshold(32);
+    vector_size = short_row_vector_size(host.row_ptr, host.m, widest);
+  }
+  if (threshold == 0) threshold = default_long_row_threshold(vector_size);
+  LongRowPath<Scalar> long_rows(host.row_ptr, host.m,
+                                find_long_rows(host.row_ptr, host.m, threshold));
+  return std::make_unique<CsrVector<Scalar>>(std::move(a), vector_size, threshold,
+                                             std::move(long_rows));
+}
+
+template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<const DeviceCsr<float>>,
+                                                            const CsrPointers<float>&,
+                                                            CsrVectorConfig);
+template std::unique_ptr<DeviceSpmv<double>> make_csr_vector(
+    std::shared_ptr<const DeviceCsr<double>>, const CsrPointers<double>&, CsrVectorConfig);
+
+}  // namespace kspmv::cuda

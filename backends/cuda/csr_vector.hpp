@@ -1,0 +1,31 @@
+// CSR-Vector: V threads per row (V = 1 is CSR-scalar), V from the mean row length (paper 4,
+// Table 2), warp-shuffle reduction. Rows longer than a threshold are left to the long-row path
+// (long_rows.hpp), so one 1e6-nnz row costs ~1e6/1024 warps spread over the GPU, not one group.
+#pragma once
+
+#include <memory>
+
+#include "backends/cuda/device_spmv.hpp"
+
+namespace kspmv::cuda {
+
+struct CsrVectorConfig {
+  int vector_size = 0;            // 1, 2, 4, 8, 16 or 32; 0: Table 2 of paper 4 from the mean
+                                  // length of the rows that are not long
+  Offset long_row_threshold = 0;  // rows with more non-zeros go to the long-row path;
+                                  // 0: default_long_row_threshold(vector_size)
+};
+
+// 128 non-zeros per thread of the row's group (128*V): beyond that one group is a tail.
+inline Offset default_long_row_threshold(int vector_size) {
+  return Offset{128} * vector_size;
+}
+
+// `a` is the uploaded matrix (current device), `host` the same matrix on the host (row
+// statistics and the long-row plan). Throws InvalidArgument for a bad config.
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                    const CsrPointers<Scalar>& host,
+                                                    CsrVectorConfig config = {});
+
+}  // namespace kspmv::cuda

@@ -1,0 +1,20 @@
+// The cuSPARSE baseline: cusparseSpMV on the uploaded CSR with CUSPARSE_SPMV_CSR_ALG1
+// (Kernel::Cusparse) or CSR_ALG2 (Kernel::CusparseAlg2, deterministic).
+#pragma once
+
+#include <memory>
+
+#include "backends/cuda/device_spmv.hpp"
+
+namespace kspmv::cuda {
+
+// Everything is set up once here: handle, matrix and vector descriptors, the external buffer
+// (sized with alpha = beta = 1) and cusparseSpMV_preprocess. Each run sets the stream, points
+// the vector descriptors at x and y (cusparseDnVecSetValues) and calls cusparseSpMV with the
+// same buffer. y must be 16-byte aligned (cudaMalloc'd memory is). kernel: Cusparse or
+// CusparseAlg2 (InvalidArgument otherwise).
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                  Kernel kernel = Kernel::Cusparse);
+
+}  // namespace kspmv::cuda

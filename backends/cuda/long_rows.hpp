@@ -1,0 +1,48 @@
+// The long-row path: rows with many non-zeros (1e4..1e6, R-MAT hubs, dense rows) computed by
+// many warps each (cf. paper 4 Alg. 9, one block per long row, here several warps per row so a
+// 1e6-nnz row is spread over the whole GPU). Reusable by every kernel family that takes long
+// rows out of its main kernel: build a LongRowPath from the row list, call run() after (or
+// before) the main kernel on the same stream; it writes exactly the listed rows of y, once.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "backends/cuda/memory.hpp"
+#include "kspmv/core/operator_impl.hpp"
+
+namespace kspmv::cuda {
+
+// Non-zeros one warp reduces in the long-row path (32 per lane).
+inline constexpr Offset kLongRowChunkNnz = 1024;
+
+template <class Scalar>
+class LongRowPath {
+ public:
+  LongRowPath() = default;
+  // `rows`: the long rows (ascending, any subset of [0, m)); `host_row_ptr`: the matrix's host
+  // row pointer (m + 1). Uploads the chunk plan (kspmv::plan_long_rows) to the current device.
+  LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
+              Offset chunk_nnz = kLongRowChunkNnz);
+
+  Ordinal rows() const { return nrows_; }
+  // Enqueues y[r] = alpha*A(r,:)*x + beta*y[r] for every listed row r on `stream`; no other
+  // entry of y is touched. `a` is the device CSR the rows index into. alpha == 0 reads no A.
+  // Two kernels: per-chunk warp sums into a work buffer, then one warp per row adds its chunks
+  // in order (deterministic). The work buffer is owned: one run at a time per object.
+  void run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha, const Scalar* x, Scalar beta,
+           Scalar* y, cudaStream_t stream) const;
+  std::size_t device_bytes() const;
+
+ private:
+  Ordinal nrows_ = 0;
+  Ordinal nchunks_ = 0;
+  DeviceBuffer<Ordinal> rows_;
+  DeviceBuffer<Ordinal> first_chunk_;
+  DeviceBuffer<DeviceOffset> chunk_begin_, chunk_end_;
+  DeviceBuffer<Scalar> partial_;
+};
+
+}  // namespace kspmv::cuda

@@ -1,0 +1,15 @@
+// Small device vector operations shared by the kernel families.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "kspmv/core/types.hpp"
+
+namespace kspmv::cuda {
+
+// Enqueues y = beta*y on `stream` (y = 0 when beta == 0, NaN included): SpMV with alpha == 0
+// or an empty matrix, which must not read A.
+template <class Scalar>
+void scale_vector(Scalar* y, Ordinal m, Scalar beta, cudaStream_t stream);
+
+}  // namespace kspmv::cuda

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The GPU suite: build with CUDA, unit tests (GPU tests must run, not skip), compute-sanitizer
+# memcheck and racecheck over the CUDA tests on small matrices, spmv_bench and its plot.
+#
+#   perf_tests/run_gpu_suite.sh RESULTS_DIR
+#
+# Environment:
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,bench (default: all but
+#                    configure alone; build implies configure). Split the suite over several
+#                    calls with e.g. SUITE_STEPS=build, then test,sanitize, then bench.
+#   KSPMV_MATRICES   Matrix Market directory for the bench (default: shared/matrices if present)
+#   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
+#                    kron:scale=21")
+#   BUILD_DIR        build directory (default: build-gpu in the repository)
+#   CUDA_ARCHS       CMAKE_CUDA_ARCHITECTURES (default "80;90")
+# Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
+# from those packages unpacked (dpkg -x) into .prefix/. Results (at most 7 files) go flat into
+# RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.csv, spmv_bench.json, summary.json,
+# speedup.png. The last line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
+set -euo pipefail
+
+RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+STEPS=",${SUITE_STEPS:-build,test,sanitize,bench},"
+BUILD=${BUILD_DIR:-$REPO/build-gpu}
+PREFIX=$REPO/.prefix
+LOG=$RESULTS/suite.log
+JOBS=$(nproc)
+STEP=setup
+
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$LOG" >&2; }
+fail() {
+  log "SUITE FAIL: $*"
+  exit 1
+}
+trap 'fail "step ${STEP} failed (line ${LINENO})"' ERR
+want() { [[ $STEPS == *",$1,"* ]]; }
+# Runs a command with its output appended to $LOG.
+run() {
+  log "+ $*"
+  "$@" >>"$LOG" 2>&1
+}
+
+log "kspmv GPU suite: steps ${STEPS//,/ } in $REPO, results in $RESULTS"
+
+# ---- dependencies from .debs when the system lacks them ------------------------------------------
+CMAKE_ARGS=(-DKSPMV_ENABLE_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS:-80;90}"
+            -DCMAKE_BUILD_TYPE=Release)
+if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
+  STEP=unpack
+  if [[ ! -d $PREFIX/usr ]]; then
+    for deb in "$REPO"/.debs/*.deb; do run dpkg -x "$deb" "$PREFIX"; done
+  fi
+  CMAKE_ARGS+=("-DCMAKE_PREFIX_PATH=$PREFIX/usr"
+               "-DKokkos_DIR=$PREFIX/usr/lib/x86_64-linux-gnu/cmake/Kokkos")
+  export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if [[ ! -e /usr/include/zlib.h && -e $PREFIX/usr/include/zlib.h ]]; then
+    # The package's libz.so points at its own libz.so.1.2.13; link the system's libz.so.1.
+    libz=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
+    CMAKE_ARGS+=("-DZLIB_INCLUDE_DIR=$PREFIX/usr/include" "-DZLIB_LIBRARY=${libz:?no libz.so.1}")
+  fi
+fi
+
+if want configure || want build; then
+  STEP=configure
+  if ! run cmake -S "$REPO" -B "$BUILD" "${CMAKE_ARGS[@]}"; then
+    if grep -q "Compatibility with CMake < 3.5" "$LOG"; then
+      log "retrying with CMAKE_POLICY_VERSION_MINIMUM=3.5 (a package config predates CMake 3.5)"
+      run cmake -S "$REPO" -B "$BUILD" "${CMAKE_ARGS[@]}" -DCMAKE_POLICY_VERSION_MINIMUM=3.5
+    else
+      fail "configure"
+    fi
+  fi
+fi
+
+if want build; then
+  STEP=build
+  run cmake --build "$BUILD" -j "$JOBS"
+  # Registers, shared memory and spills of every kernel, for the record.
+  log "resource usage of the CUDA kernels (cuobjdump -res-usage):"
+  for obj in "$BUILD"/CMakeFiles/kspmv_cuda_objects.dir/backends/cuda/*.cu.o; do
+    cuobjdump -res-usage "$obj" 2>/dev/null | grep -E "Function|REG" >>"$LOG" || true
+  done
+fi
+
+TESTS=$BUILD/unit_tests/kspmv_tests
+if want test || want sanitize; then
+  STEP=gpu-check
+  run nvidia-smi
+  run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+      --format=csv
+  nvidia-smi -L | grep -q GPU || fail "no GPU visible: the GPU tests would only skip"
+  [[ -x $TESTS ]] || fail "$TESTS not built (run the build step first)"
+fi
+
+if want test; then
+  STEP=test
+  run "$TESTS" --gtest_color=no
+  if grep -q "no CUDA device" "$LOG"; then fail "GPU tests skipped although a GPU is present"; fi
+  grep "not built yet" "$LOG" | sort -u | sed 's/^/  skipped: /' | tee -a "$LOG" >&2 || true
+  STEP=ctest
+  run ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" -E '\.'  # non-gtest tests
+fi
+
+if want sanitize; then
+  STEP=sanitize
+  SAN=$RESULTS/sanitizer.log
+  : >"$SAN"
+  FILTER='AllCudaKernels/CudaKernels.Zoo*:CudaOperatorErrors.*'
+  for tool in memcheck racecheck; do
+    log "+ compute-sanitizer --tool $tool (filter $FILTER) >> sanitizer.log"
+    compute-sanitizer --tool "$tool" --error-exitcode 99 "$TESTS" --gtest_color=no \
+      --gtest_filter="$FILTER" >>"$SAN" 2>&1 || fail "compute-sanitizer $tool (see sanitizer.log)"
+  done
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$SAN" | tee -a "$LOG" >&2 || true
+fi
+
+if want bench; then
+  STEP=bench
+  MATRICES=${KSPMV_MATRICES:-}
+  if [[ -z $MATRICES && -d $REPO/shared/matrices ]]; then MATRICES=$REPO/shared/matrices; fi
+  args=(--out "$RESULTS")
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  read -r -a extra <<<"${BENCH_ARGS:-}"
+  log "+ spmv_bench ${args[*]} ${extra[*]:-}"
+  "$BUILD/perf_tests/spmv_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+  STEP=plot
+  if python3 -c "import matplotlib" 2>/dev/null; then
+    run python3 "$REPO/perf_tests/plot_speedup.py" "$RESULTS/spmv_bench.csv" "$RESULTS/speedup.png"
+  else
+    log "matplotlib not installed: no speedup.png"
+  fi
+fi
+
+trap - ERR
+log "SUITE PASS"

@@ -1,0 +1,410 @@
+// GPU SpMV benchmark: every CUDA kernel against cuSPARSE on the same device buffers.
+// Per matrix, precision and kernel: median of --reps event-timed runs after warm-up, effective
+// GB/s (DESIGN.md "Measuring") and its ratio to a device-to-device copy measured in this run,
+// GFLOP/s = 2 nnz / t, speedup over cuSPARSE CSR_ALG1, relative l2 error against the host
+// reference (y poisoned with NaN before the checked run). Full-Overlap (matrix streamed from
+// pinned host memory on every run, so its time includes the transfer) also reports the H2D copy
+// of the same bytes alone and cuSPARSE copy-then-SpMV (that copy + the cuSPARSE kernel). Writes
+// spmv_bench.csv, spmv_bench.json and summary.json into --out.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/memory.hpp"
+#include "backends/host/reference.hpp"
+#include "kspmv/gen/generators.hpp"
+#include "kspmv/io/matrix_market.hpp"
+
+namespace {
+
+using namespace kspmv;
+namespace fs = std::filesystem;
+
+const char* kUsage =
+    "usage: spmv_bench [--matrices DIR] [--gen SPEC]... [--no-default-gen] [--kernels a,b,c]\n"
+    "                  [--precision float|double|both] [--reps N] [--quick] [--device D]\n"
+    "                  [--out DIR]\n"
+    "  --matrices DIR  every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
+    "  --gen SPEC      a generated matrix (kspmv::gen spec, e.g. kron:scale=21); repeatable;\n"
+    "                  without --gen the large default families run (small ones with --quick)\n"
+    "  --kernels       default cusparse,cusparse-alg2,csr-vector,partial-overlap,seg,seg-r,\n"
+    "                  full-overlap,auto (kernels not built are skipped with a message)\n";
+
+struct Args {
+  std::string matrices, out = ".";
+  std::vector<std::string> gens;
+  bool default_gen = true, quick = false;
+  std::vector<Kernel> kernels = {Kernel::Cusparse,       Kernel::CusparseAlg2, Kernel::CsrVector,
+                                 Kernel::PartialOverlap, Kernel::Seg,          Kernel::SegR,
+                                 Kernel::FullOverlap,    Kernel::Auto};
+  std::vector<std::string> precisions = {"float", "double"};
+  int reps = 20, device = 0;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string p; std::getline(in, p, sep);)
+    if (!p.empty()) parts.push_back(p);
+  return parts;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
+      return argv[++i];
+    };
+    if (k == "--matrices")
+      a.matrices = value();
+    else if (k == "--gen")
+      a.gens.push_back(value());
+    else if (k == "--no-default-gen")
+      a.default_gen = false;
+    else if (k == "--quick")
+      a.quick = true;
+    else if (k == "--out")
+      a.out = value();
+    else if (k == "--reps")
+      a.reps = std::max(1, std::stoi(value()));
+    else if (k == "--device")
+      a.device = std::stoi(value());
+    else if (k == "--kernels") {
+      a.kernels.clear();
+      for (const auto& name : split(value(), ',')) a.kernels.push_back(parse_kernel(name));
+    } else if (k == "--precision") {
+      const std::string p = value();
+      if (p != "float" && p != "double" && p != "both")
+        throw InvalidArgument("--precision must be float, double or both");
+      a.precisions =
+          p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
+    } else if (k == "--help" || k == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
+    }
+  }
+  if (a.gens.empty() && a.default_gen) {
+    a.gens = a.quick ? std::vector<std::string>{"laplace2d:n=512",
+                                                "stencil27:n=40",
+                                                "uniform:rows=200000,k=8",
+                                                "kron:scale=16",
+                                                "rgg:scale=16",
+                                                "kmer:rows=500000",
+                                                "fullchip:rows=100000"}
+                     : std::vector<std::string>{
+                           "laplace2d:n=4096",     "stencil27:n=160", "uniform:rows=20000000,k=8",
+                           "kron:scale=21",        "rgg:scale=23",    "kmer:rows=60000000",
+                           "fullchip:rows=3000000"};
+  }
+  return a;
+}
+
+struct Result {
+  std::string matrix, precision, kernel, note;
+  Ordinal m = 0, n = 0;
+  Offset nnz = 0;
+  double ms = NAN, gbps = NAN, copy_ratio = NAN, gflops = NAN, speedup = NAN, rel_error = NAN;
+  double h2d_ms = NAN, cusparse_copy_spmv_ms = NAN;  // full-overlap only
+  bool ok = true;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Median milliseconds of `reps` event-timed calls of `body` on `stream` after 3 warm-up calls.
+double time_ms(const std::function<void()>& body, cudaStream_t stream, int reps) {
+  for (int i = 0; i < 3; ++i) body();
+  cuda::Event start, stop;
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    start.record(stream);
+    body();
+    stop.record(stream);
+    stop.synchronize();
+    ms.push_back(stop.elapsed_since(start));
+  }
+  return median(ms);
+}
+
+// Device-to-device copy bandwidth (bytes read + written per second, GB/s) of a 1 GiB buffer.
+double copy_gbps(int reps) {
+  const std::size_t bytes = std::size_t{1} << 30;
+  cuda::DeviceBuffer<unsigned char> a(bytes), b(bytes);
+  KSPMV_CUDA_CHECK(cudaMemset(a.data(), 1, bytes));
+  cuda::Stream s;
+  const double ms = time_ms(
+      [&] {
+        KSPMV_CUDA_CHECK(
+            cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s.get()));
+      },
+      s.get(), reps);
+  return 2.0 * bytes / (ms * 1e6);
+}
+
+std::string fmt(double v) {
+  if (!std::isfinite(v)) return "";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+std::string json_num(double v) {
+  return std::isfinite(v) ? fmt(v) : "null";
+}
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += (c == '\n') ? ' ' : c;
+  }
+  return o + "\"";
+}
+
+template <class S>
+void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* precision,
+                  const Args& args, double copy, std::vector<Result>& out) {
+  CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+  const Offset nnz = a.nnz();
+  const double bytes = nnz * (sizeof(S) + 4.0) + (a.nrows + 1) * 4.0 +
+                       (static_cast<double>(a.ncols) + a.nrows) * sizeof(S);
+  // One fresh random x per matrix and precision (never zeros); its reference is computed once.
+  std::vector<S> x(a.ncols), ref(a.nrows);
+  std::mt19937_64 gen(std::hash<std::string>{}(name) ^ sizeof(S));
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (auto& v : x) v = static_cast<S>(dist(gen));
+  reference::spmv(S(1), a, x.data(), S(0), ref.data());
+
+  auto d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
+  cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+  dx.upload(x.data());
+  cuda::Stream stream;
+  std::vector<S> y(a.nrows);
+  double cusparse_ms = NAN;
+
+  for (const Kernel k : args.kernels) {
+    Result r;
+    r.matrix = name, r.precision = precision, r.kernel = to_string(k);
+    r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
+    std::cerr << "  " << precision << " " << r.kernel << " ... " << std::flush;
+    try {
+      if (!cuda::kernel_available(k)) {
+        std::cerr << "not built yet, skipped\n";
+        continue;
+      }
+      auto poison = [&] {
+        KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));  // NaN
+      };
+      const Kernel resolved =
+          k == Kernel::Auto ? cuda::auto_kernel(cuda::row_shape(a.row_ptr.data(), a.nrows)) : k;
+      if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
+      auto spmv = cuda::make_device_spmv(resolved, d, host);
+      poison();
+      spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get());
+      stream.synchronize();
+      dy.download(y.data());
+      r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
+      r.ok = r.rel_error <= reference::tolerance<S>();
+      r.ms = time_ms([&] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); },
+                     stream.get(), args.reps);
+      if (k == Kernel::Cusparse) cusparse_ms = r.ms;
+      if (k == Kernel::FullOverlap) {
+        // Full-Overlap streams the matrix on every run: compare with the same matrix bytes
+        // copied alone from pinned memory, and with cuSPARSE run after that copy.
+        const std::size_t mbytes = static_cast<std::size_t>(nnz) * (sizeof(S) + 4) +
+                                   (static_cast<std::size_t>(a.nrows) + 1) * 4;
+        cuda::PinnedBuffer<unsigned char> pinned(mbytes);
+        cuda::DeviceBuffer<unsigned char> staging(mbytes);
+        r.h2d_ms = time_ms(
+            [&] {
+              KSPMV_CUDA_CHECK(cudaMemcpyAsync(staging.data(), pinned.data(), mbytes,
+                                               cudaMemcpyHostToDevice, stream.get()));
+            },
+            stream.get(), args.reps);
+        r.cusparse_copy_spmv_ms = r.h2d_ms + cusparse_ms;
+      }
+      r.gbps = bytes / (r.ms * 1e6);
+      r.copy_ratio = r.gbps / copy;
+      r.gflops = 2.0 * nnz / (r.ms * 1e6);
+      r.speedup = cusparse_ms / r.ms;
+      std::cerr << fmt(r.ms) << " ms, " << fmt(r.gbps) << " GB/s, err " << fmt(r.rel_error)
+                << (r.ok ? "" : "  FAILED CHECK") << (r.note.empty() ? "" : ", " + r.note) << "\n";
+    } catch (const DeviceOutOfMemory& e) {
+      r.note = std::string("out of device memory: ") + e.what();
+      std::cerr << r.note << "\n";
+    } catch (const Error& e) {
+      r.ok = false;
+      r.note = e.what();
+      std::cerr << "ERROR " << e.what() << "\n";
+    }
+    out.push_back(r);
+  }
+}
+
+template <class S>
+void run_one(const std::string& name, const std::function<CsrMatrix<S>()>& load,
+             const char* precision, const Args& args, double copy, std::vector<Result>& out) {
+  std::cerr << name << " (" << precision << "): loading ... " << std::flush;
+  const auto t0 = std::chrono::steady_clock::now();
+  const CsrMatrix<S> a = load();
+  std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz in "
+            << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
+            << " s\n";
+  bench_matrix<S>(name, a, precision, args, copy, out);
+}
+
+void write_outputs(const Args& args, const std::vector<Result>& results, double copy) {
+  fs::create_directories(args.out);
+  std::ofstream csv(fs::path(args.out) / "spmv_bench.csv");
+  csv << "matrix,rows,cols,nnz,precision,kernel,ms,gbps,copy_ratio,gflops,speedup_vs_cusparse,"
+         "rel_error,ok,h2d_ms,cusparse_copy_spmv_ms,note\n";
+  for (const auto& r : results) {
+    std::string note = r.note;
+    std::replace(note.begin(), note.end(), ',', ';');
+    std::replace(note.begin(), note.end(), '\n', ' ');
+    csv << r.matrix << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision << ','
+        << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.gbps) << ',' << fmt(r.copy_ratio) << ','
+        << fmt(r.gflops) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_error) << ','
+        << (r.ok ? 1 : 0) << ',' << fmt(r.h2d_ms) << ',' << fmt(r.cusparse_copy_spmv_ms) << ','
+        << note << '\n';
+  }
+  cudaDeviceProp prop{};
+  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.device));
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  auto write_json = [&](const fs::path& path, bool full) {
+    std::ofstream j(path);
+    j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
+      << ",\"copy_gbps\":" << json_num(copy) << ",\"results\":[";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const Result& r = results[i];
+      j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"nnz\":" << r.nnz
+        << ",\"precision\":" << json_str(r.precision) << ",\"kernel\":" << json_str(r.kernel)
+        << ",\"ms\":" << json_num(r.ms) << ",\"gbps\":" << json_num(r.gbps)
+        << ",\"speedup_vs_cusparse\":" << json_num(r.speedup)
+        << ",\"rel_error\":" << json_num(r.rel_error);
+      if (full) {
+        j << ",\"rows\":" << r.m << ",\"cols\":" << r.n
+          << ",\"copy_ratio\":" << json_num(r.copy_ratio) << ",\"gflops\":" << json_num(r.gflops)
+          << ",\"ok\":" << (r.ok ? "true" : "false") << ",\"note\":" << json_str(r.note);
+        if (std::isfinite(r.h2d_ms)) {
+          j << ",\"h2d_ms\":" << json_num(r.h2d_ms)
+            << ",\"cusparse_copy_spmv_ms\":" << json_num(r.cusparse_copy_spmv_ms)
+            << ",\"full_overlap_ms\":" << json_num(r.ms);
+        }
+      }
+      j << "}";
+    }
+    j << "\n]}\n";
+  };
+  write_json(fs::path(args.out) / "spmv_bench.json", true);
+  write_json(fs::path(args.out) / "summary.json", false);
+}
+
+void print_table(const std::vector<Result>& results) {
+  std::printf("%-28s %-6s %-16s %10s %9s %8s %10s\n", "matrix", "prec", "kernel", "ms", "GB/s",
+              "vs cusp", "rel_err");
+  for (const auto& r : results) {
+    std::printf("%-28.28s %-6s %-16s %10.4f %9.1f %8.2f %10.2e%s\n", r.matrix.c_str(),
+                r.precision.c_str(), r.kernel.c_str(), r.ms, r.gbps, r.speedup, r.rel_error,
+                r.ok ? "" : "  FAILED");
+  }
+}
+
+int run(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  if (cuda::device_count() <= args.device)
+    throw InvalidArgument("no CUDA device " + std::to_string(args.device));
+  KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
+  const double copy = copy_gbps(args.reps);
+  std::cerr << "device-to-device copy: " << fmt(copy) << " GB/s\n";
+
+  std::vector<std::pair<std::string, std::string>> sources;  // (name, path or spec)
+  if (!args.matrices.empty()) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(args.matrices)) {
+      const std::string f = e.path().filename().string();
+      const bool mtx = f.size() > 4 && (f.substr(f.size() - 4) == ".mtx" ||
+                                        (f.size() > 7 && f.substr(f.size() - 7) == ".mtx.gz"));
+      if (e.is_regular_file() && mtx) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& p : files) {
+      if (io::read_matrix_market_info(p.string()).entries < 40000) continue;
+      std::string stem = p.filename().string();
+      stem = stem.substr(0, stem.find(".mtx"));
+      sources.emplace_back(stem, p.string());
+    }
+  }
+  for (const auto& g : args.gens) sources.emplace_back(g, "");
+
+  std::vector<Result> results;
+  for (const auto& [name, path] : sources) {
+    for (const auto& precision : args.precisions) {
+      try {
+        if (precision == "float") {
+          run_one<float>(
+              name,
+              [&] {
+                return path.empty() ? gen::from_spec<float>(name)
+                                    : io::read_matrix_market<float>(path);
+              },
+              "float", args, copy, results);
+        } else {
+          run_one<double>(
+              name,
+              [&] {
+                return path.empty() ? gen::from_spec<double>(name)
+                                    : io::read_matrix_market<double>(path);
+              },
+              "double", args, copy, results);
+        }
+      } catch (const Error& e) {  // a matrix that cannot load or upload: note it, go on
+        std::cerr << "ERROR " << name << " (" << precision << "): " << e.what() << "\n";
+        Result r;
+        r.matrix = name, r.precision = precision, r.kernel = "-", r.ok = false;
+        r.note = e.what();
+        results.push_back(r);
+      }
+    }
+  }
+  write_outputs(args, results, copy);
+  print_table(results);
+  const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
+  std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "spmv_bench: " << e.what() << "\n";
+    return 2;
+  }
+}

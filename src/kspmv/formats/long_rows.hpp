@@ -1,0 +1,29 @@
+// Host plan for rows too long for one thread group: which rows, and how their non-zeros are cut
+// into fixed-size chunks that one warp each reduces (the CUDA long-row path, cf. paper 4 Alg. 9,
+// spread over several warps per row). Kokkos-free: shared by the CUDA backend and host tests.
+#pragma once
+
+#include <vector>
+
+#include "kspmv/core/types.hpp"
+
+namespace kspmv {
+
+// Rows with more than `threshold` non-zeros, ascending.
+std::vector<Ordinal> find_long_rows(const Offset* row_ptr, Ordinal m, Offset threshold);
+
+struct LongRowPlan {
+  std::vector<Ordinal> rows;         // the long rows, ascending
+  std::vector<Ordinal> first_chunk;  // rows.size() + 1: chunks of rows[i] are
+                                     // [first_chunk[i], first_chunk[i+1])
+  std::vector<Offset> chunk_begin;   // per chunk: non-zero range [chunk_begin, chunk_end)
+  std::vector<Offset> chunk_end;
+};
+
+// Cuts each row in `rows` into consecutive chunks of at most `chunk_nnz` non-zeros (an empty row
+// gets no chunk). Every non-zero of every listed row lies in exactly one chunk.
+// Throws InvalidArgument when chunk_nnz < 1 or a row is out of range.
+LongRowPlan plan_long_rows(const Offset* row_ptr, Ordinal m, std::vector<Ordinal> rows,
+                           Offset chunk_nnz);
+
+}  // namespace kspmv
