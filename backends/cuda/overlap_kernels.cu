@@ -1,0 +1,247 @@
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cuda/pipeline>
+#include <string>
+
+#include "backends/cuda/check.hpp"
+#include "backends/cuda/overlap_kernels.hpp"
+#include "backends/cuda/warp_reduce.cuh"
+
+namespace kspmv::cuda::overlap {
+
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr int kBlock = 256;  // threads per block of both kernels
+constexpr int kAlign = 16;   // bytes of the widest cp.async
+
+// Elements of T in a stage for a batch of `max_batch` non-zeros: the batch, widened at both ends
+// to 16-byte boundaries, rounded up to whole 16-byte units.
+template <class T>
+int stage_capacity(Offset max_batch) {
+  constexpr int per_unit = kAlign / sizeof(T);
+  return static_cast<int>((max_batch + 2 * per_unit + per_unit - 1) / per_unit * per_unit);
+}
+
+__device__ inline bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % kAlign == 0;
+}
+
+// Copies src[begin, end) of an array of n elements into dst, widened to 16-byte boundaries
+// where that stays inside [0, n), so that whole 16-byte cp.async can be used; returns the index
+// stored at dst[0]. Every thread of the block calls it with the same arguments.
+template <class T, class Pipe>
+__device__ DeviceOffset stage_copy(const cg::thread_block& block, T* dst, const T* src,
+                                   DeviceOffset begin, DeviceOffset end, DeviceOffset n,
+                                   Pipe& pipe) {
+  constexpr int per_unit = kAlign / sizeof(T);
+  const int head =
+      static_cast<int>(reinterpret_cast<std::uintptr_t>(src + begin) % kAlign / sizeof(T));
+  const int tail =
+      static_cast<int>(reinterpret_cast<std::uintptr_t>(src + end) % kAlign / sizeof(T));
+  const DeviceOffset lo = begin >= head ? begin - head : begin;
+  const DeviceOffset hi = tail != 0 && end + (per_unit - tail) <= n ? end + (per_unit - tail) : end;
+  const std::size_t bytes = std::size_t(hi - lo) * sizeof(T);
+  if (bytes > 0) {
+    if (aligned16(src + lo) && bytes % kAlign == 0)
+      ::cuda::memcpy_async(block, dst, src + lo, ::cuda::aligned_size_t<kAlign>(bytes), pipe);
+    else
+      ::cuda::memcpy_async(block, dst, src + lo, bytes, pipe);
+  }
+  return lo;
+}
+
+// The first index stage_copy stores (recomputed by the consumer of a stage).
+template <class T>
+__device__ DeviceOffset stage_begin(const T* src, DeviceOffset begin) {
+  const int head =
+      static_cast<int>(reinterpret_cast<std::uintptr_t>(src + begin) % kAlign / sizeof(T));
+  return begin >= head ? begin - head : begin;
+}
+
+template <class S>
+__device__ inline void store(S* y, Ordinal row, S alpha, S sum, S beta) {
+  y[row] = beta == S(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+// Alg. 5: vectors of V lanes each take a row of the batch; a warp's iterations are uniform so
+// that the shuffle reduction always has all 32 lanes. sval[k - val0] and scol[k - col0] hold
+// non-zero k of the batch.
+template <int V, class S>
+__device__ __forceinline__ void vector_compute(const DeviceBatch& b, const DeviceOffset* row_ptr,
+                                               const S* sval, DeviceOffset val0,
+                                               const Ordinal* scol, DeviceOffset col0, S alpha,
+                                               const S* x, S beta, S* y) {
+  const int lane = threadIdx.x % 32;
+  const int sub = lane % V;
+  const int rows_per_pass = blockDim.x / V;
+  for (Ordinal first = b.row_begin + (threadIdx.x / 32) * (32 / V); first < b.row_end;
+       first += rows_per_pass) {
+    const Ordinal row = first + lane / V;
+    S sum = 0;
+    if (row < b.row_end) {
+      const DeviceOffset end = __ldg(row_ptr + row + 1);
+      for (DeviceOffset k = __ldg(row_ptr + row) + sub; k < end; k += V)
+        sum += sval[k - val0] * __ldg(x + scol[k - col0]);
+    }
+    sum = warp_sum<V>(sum);
+    if (row < b.row_end && sub == 0) store(y, row, alpha, sum, beta);
+  }
+}
+
+// Alg. 4: block b runs the contiguous batches [b*per_block, (b+1)*per_block); stage s of shared
+// memory receives batch k+1 by ::cuda::memcpy_async while the block computes batch k from the
+// other.
+template <class S>
+__global__ void __launch_bounds__(kBlock, 4)
+    batch_kernel(const DeviceBatch* batches, int count, MatrixRefs<S> a, int val_capacity,
+                 int col_capacity, S alpha, const S* x, S beta, S* y) {
+  // make_pipeline initializes the state; nvcc warns that its constructor does not run.
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ ::cuda::pipeline_shared_state<::cuda::thread_scope_block, 2> state;
+#pragma nv_diagnostic pop
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int per_block = (count + gridDim.x - 1) / gridDim.x;
+  const int first = blockIdx.x * per_block;
+  const int last = min(first + per_block, count);
+  if (first >= last) return;  // the whole block leaves
+
+  // Stage s: val_capacity values, then col_capacity column indices (16-byte multiples each).
+  const int stage_bytes = val_capacity * int(sizeof(S)) + col_capacity * int(sizeof(Ordinal));
+  auto sval = [&](int s) { return reinterpret_cast<S*>(smem + s * stage_bytes); };
+  auto scol = [&](int s) {
+    return reinterpret_cast<Ordinal*>(smem + s * stage_bytes + val_capacity * int(sizeof(S)));
+  };
+  const cg::thread_block block = cg::this_thread_block();
+  auto pipe = ::cuda::make_pipeline(block, &state);
+  for (int compute = first, fetch = first; compute < last; ++compute) {
+    for (; fetch < last && fetch < compute + 2; ++fetch) {
+      pipe.producer_acquire();
+      const DeviceBatch f = batches[fetch];
+      const int s = (fetch - first) % 2;
+      stage_copy(block, sval(s), a.val, f.nnz_begin, f.nnz_end, a.nnz, pipe);
+      stage_copy(block, scol(s), a.col, f.nnz_begin, f.nnz_end, a.nnz, pipe);
+      pipe.producer_commit();
+    }
+    pipe.consumer_wait();
+    const DeviceBatch b = batches[compute];
+    const int s = (compute - first) % 2;
+    const DeviceOffset val0 = stage_begin(a.val, b.nnz_begin);
+    const DeviceOffset col0 = stage_begin(a.col, b.nnz_begin);
+    // Alg. 6: the batch's vector size.
+    switch (b.vector_size) {
+      case 1:
+        vector_compute<1>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
+        break;
+      case 2:
+        vector_compute<2>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
+        break;
+      case 4:
+        vector_compute<4>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
+        break;
+      case 8:
+        vector_compute<8>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
+        break;
+      case 16:
+        vector_compute<16>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
+        break;
+      default:
+        vector_compute<32>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
+    }
+    pipe.consumer_release();
+  }
+}
+
+// Alg. 9: a block per long row; warp sums in shared memory, summed by the first warp.
+template <class S>
+__global__ void __launch_bounds__(kBlock)
+    long_row_kernel(const Ordinal* rows, int count, MatrixRefs<S> a, S alpha, const S* x, S beta,
+                    S* y) {
+  __shared__ S warp_sums[kBlock / 32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int r = blockIdx.x; r < count; r += gridDim.x) {
+    const Ordinal row = rows[r];
+    const DeviceOffset end = a.row_ptr[row + 1];
+    S sum = 0;
+    for (DeviceOffset k = a.row_ptr[row] + threadIdx.x; k < end; k += blockDim.x)
+      sum += __ldg(a.val + k) * __ldg(x + __ldg(a.col + k));
+    sum = warp_sum<32>(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+      sum = warp_sum<32>(lane < kBlock / 32 ? warp_sums[lane] : S(0));
+      if (lane == 0) store(y, row, alpha, sum, beta);
+    }
+    __syncthreads();  // warp_sums is rewritten by the next row
+  }
+}
+
+int current_device_attribute(cudaDeviceAttr attr) {
+  int device = 0, value = 0;
+  KSPMV_CUDA_CHECK(cudaGetDevice(&device));
+  KSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+}  // namespace
+
+std::vector<DeviceBatch> device_batches(const std::vector<BatchInfo>& batches) {
+  std::vector<DeviceBatch> d;
+  d.reserve(batches.size());
+  for (const BatchInfo& b : batches) {
+    d.push_back({b.row_begin, b.row_end, static_cast<DeviceOffset>(b.nnz_begin),
+                 static_cast<DeviceOffset>(b.nnz_end), b.vector_size});
+  }
+  return d;
+}
+
+template <class S>
+Kernels<S>::Kernels(Offset max_batch_size)
+    : val_capacity_(stage_capacity<S>(max_batch_size)),
+      col_capacity_(stage_capacity<Ordinal>(max_batch_size)),
+      shared_bytes_(2 * (std::size_t(val_capacity_) * sizeof(S) + col_capacity_ * sizeof(Ordinal))),
+      sm_count_(current_device_attribute(cudaDevAttrMultiProcessorCount)) {
+  cudaFuncAttributes attributes{};
+  KSPMV_CUDA_CHECK(cudaFuncGetAttributes(&attributes, batch_kernel<S>));
+  const std::size_t limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  if (max_batch_size > (Offset(1) << 28) || shared_bytes_ + attributes.sharedSizeBytes > limit) {
+    throw InvalidArgument("max_batch_size " + std::to_string(max_batch_size) + " needs " +
+                          std::to_string(shared_bytes_) +
+                          " bytes of shared memory per block; this device allows " +
+                          std::to_string(limit - attributes.sharedSizeBytes));
+  }
+  KSPMV_CUDA_CHECK(cudaFuncSetAttribute(
+      batch_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+  int per_sm = 0;
+  KSPMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch_kernel<S>, kBlock,
+                                                                 shared_bytes_));
+  resident_blocks_ = std::max(1, per_sm) * sm_count_;
+}
+
+template <class S>
+void Kernels<S>::run_batches(const DeviceBatch* batches, int count, const MatrixRefs<S>& a, S alpha,
+                             const S* x, S beta, S* y, cudaStream_t stream) const {
+  if (count == 0) return;
+  const int grid = std::min(count, resident_blocks_);
+  batch_kernel<S><<<grid, kBlock, shared_bytes_, stream>>>(batches, count, a, val_capacity_,
+                                                           col_capacity_, alpha, x, beta, y);
+  check_launch("kspmv::cuda::overlap::batch_kernel");
+}
+
+template <class S>
+void Kernels<S>::run_long_rows(const Ordinal* rows, int count, const MatrixRefs<S>& a, S alpha,
+                               const S* x, S beta, S* y, cudaStream_t stream) const {
+  if (count == 0) return;
+  const int grid = std::min(count, 8 * sm_count_);
+  long_row_kernel<S><<<grid, kBlock, 0, stream>>>(rows, count, a, alpha, x, beta, y);
+  check_launch("kspmv::cuda::overlap::long_row_kernel");
+}
+
+template class Kernels<float>;
+template class Kernels<double>;
+
+}  // namespace kspmv::cuda::overlap

@@ -1,0 +1,60 @@
+#include "backends/cuda/partial_overlap.hpp"
+
+#include "backends/cuda/overlap_kernels.hpp"
+#include "backends/cuda/vector_ops.hpp"
+
+namespace kspmv::cuda {
+
+namespace {
+
+template <class S>
+class PartialOverlap final : public DeviceSpmv<S> {
+ public:
+  PartialOverlap(std::shared_ptr<const DeviceCsr<S>> a, const BatchPlan& plan,
+                 const BatchParams& params)
+      : a_(std::move(a)), kernels_(params.max_batch_size) {
+    const auto batches = overlap::device_batches(plan.batches);
+    batches_ = DeviceBuffer<overlap::DeviceBatch>(batches.size());
+    batches_.upload(batches.data());
+    long_rows_ = DeviceBuffer<Ordinal>(plan.long_rows.size());
+    long_rows_.upload(plan.long_rows.data());
+  }
+
+  void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
+    if (alpha == S(0)) return scale_vector(y, a_->m, beta, stream);  // A unread
+    const overlap::MatrixRefs<S> refs{a_->row_ptr.data(), a_->col.data(), a_->val.data(), a_->nnz};
+    kernels_.run_batches(batches_.data(), static_cast<int>(batches_.size()), refs, alpha, x, beta,
+                         y, stream);
+    kernels_.run_long_rows(long_rows_.data(), static_cast<int>(long_rows_.size()), refs, alpha, x,
+                           beta, y, stream);
+  }
+  Kernel kernel() const override { return Kernel::PartialOverlap; }
+  std::size_t extra_device_bytes() const override {
+    return batches_.bytes() + long_rows_.size() * sizeof(Ordinal);
+  }
+
+ private:
+  std::shared_ptr<const DeviceCsr<S>> a_;
+  overlap::Kernels<S> kernels_;
+  DeviceBuffer<overlap::DeviceBatch> batches_;
+  DeviceBuffer<Ordinal> long_rows_;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<DeviceSpmv<S>> make_partial_overlap(std::shared_ptr<const DeviceCsr<S>> device,
+                                                    const CsrPointers<S>& host,
+                                                    const BatchParams& params) {
+  if (!device || device->m != host.m || device->n != host.n || device->nnz != host.nnz())
+    throw InvalidArgument("make_partial_overlap: the device and host matrices differ");
+  const BatchPlan plan = make_batch_plan(host.row_ptr, host.m, params);
+  return std::make_unique<PartialOverlap<S>>(std::move(device), plan, params);
+}
+
+template std::unique_ptr<DeviceSpmv<float>> make_partial_overlap(
+    std::shared_ptr<const DeviceCsr<float>>, const CsrPointers<float>&, const BatchParams&);
+template std::unique_ptr<DeviceSpmv<double>> make_partial_overlap(
+    std::shared_ptr<const DeviceCsr<double>>, const CsrPointers<double>&, const BatchParams&);
+
+}  // namespace kspmv::cuda

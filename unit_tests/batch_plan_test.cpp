@@ -1,0 +1,264 @@
+// CSR-Partial/Full-Overlap host preprocessing (paper 4, Alg. 3, 6, 7) and the host twin.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "backends/host/batched_csr_spmv.hpp"
+#include "batched_test_matrices.hpp"
+#include "kspmv/core/error.hpp"
+#include "kspmv/formats/batched_csr.hpp"
+
+namespace kspmv::test {
+namespace {
+
+std::vector<Offset> row_ptr_of(const std::vector<Offset>& lengths) {
+  std::vector<Offset> p(lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < lengths.size(); ++i) p[i + 1] = p[i] + lengths[i];
+  return p;
+}
+
+// Every invariant batch_plan.hpp promises.
+void expect_valid_plan(const std::vector<Offset>& row_ptr, const BatchParams& p,
+                       const BatchPlan& plan) {
+  const Ordinal m = static_cast<Ordinal>(row_ptr.size()) - 1;
+  const Offset nnz = row_ptr[m];
+  // Batches and long rows cover every row once, in order; batches are greedy (Alg. 3).
+  std::vector<int> covered(m, 0);
+  for (Ordinal r : plan.long_rows) {
+    EXPECT_GT(row_ptr[r + 1] - row_ptr[r], p.max_batch_size);
+    ++covered[r];
+  }
+  EXPECT_TRUE(std::is_sorted(plan.long_rows.begin(), plan.long_rows.end()));
+  for (std::size_t j = 0; j < plan.batches.size(); ++j) {
+    const BatchInfo& b = plan.batches[j];
+    ASSERT_LT(b.row_begin, b.row_end);
+    EXPECT_EQ(b.nnz_begin, row_ptr[b.row_begin]);
+    EXPECT_EQ(b.nnz_end, row_ptr[b.row_end]);
+    EXPECT_LE(b.nnz_end - b.nnz_begin, p.max_batch_size);
+    EXPECT_LE(b.row_end - b.row_begin, p.max_batch_rows);
+    EXPECT_EQ(b.vector_size,
+              batch_vector_size(b.nnz_end - b.nnz_begin, b.row_end - b.row_begin, p));
+    if (j > 0) EXPECT_GT(b.row_begin, plan.batches[j - 1].row_begin);
+    for (Ordinal r = b.row_begin; r < b.row_end; ++r) ++covered[r];
+    if (b.row_end < m) {
+      const Ordinal next = b.row_end;
+      const bool is_long = row_ptr[next + 1] - row_ptr[next] > p.max_batch_size;
+      const bool overflows = row_ptr[next + 1] - b.nnz_begin > p.max_batch_size;
+      const bool too_many_rows = b.row_end - b.row_begin >= p.max_batch_rows;
+      EXPECT_TRUE(is_long || overflows || too_many_rows) << "batch " << j << " not greedy";
+    }
+  }
+  for (Ordinal r = 0; r < m; ++r) EXPECT_EQ(covered[r], 1) << "row " << r;
+
+  // Big batches: copy ranges tile [0, nnz) in equal sizes (the last may be shorter); units and
+  // rows tile in order; each unit's last non-zero lies in its big batch's copy range.
+  ASSERT_GE(plan.big_batches.size(), 1u);
+  EXPECT_LE(plan.big_batches.size(), std::size_t(std::max(p.big_batches, 1)));
+  const BigBatchInfo& first = plan.big_batches.front();
+  const BigBatchInfo& last = plan.big_batches.back();
+  EXPECT_EQ(first.nnz_begin, 0);
+  EXPECT_EQ(last.nnz_end, nnz);
+  EXPECT_EQ(first.batch_begin, 0);
+  EXPECT_EQ(last.batch_end, Ordinal(plan.batches.size()));
+  EXPECT_EQ(first.long_begin, 0);
+  EXPECT_EQ(last.long_end, Ordinal(plan.long_rows.size()));
+  EXPECT_EQ(first.row_begin, 0);
+  EXPECT_EQ(last.row_end, m);
+  const Offset size = first.nnz_end - first.nnz_begin;
+  for (std::size_t i = 0; i < plan.big_batches.size(); ++i) {
+    const BigBatchInfo& g = plan.big_batches[i];
+    if (i + 1 < plan.big_batches.size()) {
+      const BigBatchInfo& h = plan.big_batches[i + 1];
+      EXPECT_EQ(g.nnz_end - g.nnz_begin, size);
+      EXPECT_EQ(g.nnz_end, h.nnz_begin);
+      EXPECT_EQ(g.batch_end, h.batch_begin);
+      EXPECT_EQ(g.long_end, h.long_begin);
+      EXPECT_EQ(g.row_end, h.row_begin);
+    }
+    EXPECT_LE(g.row_begin, g.row_end);
+    auto owned = [&](Offset end) {
+      return end == 0 ? i == 0 : (g.nnz_begin < end && end <= g.nnz_end);
+    };
+    Ordinal rows = 0;
+    for (Ordinal j = g.batch_begin; j < g.batch_end; ++j) {
+      const BatchInfo& b = plan.batches[j];
+      EXPECT_TRUE(owned(b.nnz_end)) << "batch " << j << " in big batch " << i;
+      EXPECT_GE(b.row_begin, g.row_begin);
+      EXPECT_LE(b.row_end, g.row_end);
+      rows += b.row_end - b.row_begin;
+    }
+    for (Ordinal l = g.long_begin; l < g.long_end; ++l) {
+      const Ordinal r = plan.long_rows[l];
+      EXPECT_TRUE(owned(row_ptr[r + 1])) << "long row " << r << " in big batch " << i;
+      EXPECT_GE(r, g.row_begin);
+      EXPECT_LT(r, g.row_end);
+      ++rows;
+    }
+    EXPECT_EQ(rows, g.row_end - g.row_begin);
+    // The copies of big batches wait_begin..i hold every non-zero its kernels read.
+    ASSERT_GE(g.wait_begin, 0);
+    ASSERT_LE(g.wait_begin, int(i));
+    if (row_ptr[g.row_begin] < row_ptr[g.row_end]) {
+      EXPECT_LE(plan.big_batches[g.wait_begin].nnz_begin, row_ptr[g.row_begin]);
+      EXPECT_LE(row_ptr[g.row_end], g.nnz_end);
+    }
+  }
+}
+
+TEST(BatchPlan, ReproducesPaperFigure5) {
+  const auto row_ptr = row_ptr_of({32, 15, 16, 11, 8, 38, 256, 25, 16, 130, 2, 22, 33});
+  BatchParams p;
+  p.max_batch_size = 64;
+  p.big_batches = 2;
+  const BatchPlan plan = make_batch_plan(row_ptr.data(), 13, p);
+  const std::vector<std::pair<Ordinal, Ordinal>> expected = {{0, 3}, {3, 6}, {7, 9}, {10, 13}};
+  ASSERT_EQ(plan.batches.size(), expected.size());
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    EXPECT_EQ(plan.batches[j].row_begin, expected[j].first);
+    EXPECT_EQ(plan.batches[j].row_end, expected[j].second);
+    // Means 21, 19, 20.5, 19 non-zeros per row: Table 2 gives 2 threads per row.
+    EXPECT_EQ(plan.batches[j].vector_size, 2);
+  }
+  EXPECT_EQ(plan.long_rows, (std::vector<Ordinal>{6, 9}));
+  expect_valid_plan(row_ptr, p, plan);
+
+  // 604 non-zeros in two big batches of 302: batches 0-1 end in the first; long row 6
+  // ([124, 380)) straddles both and runs with the second, which therefore waits for both copies.
+  ASSERT_EQ(plan.big_batches.size(), 2u);
+  const BigBatchInfo& a = plan.big_batches[0];
+  const BigBatchInfo& b = plan.big_batches[1];
+  EXPECT_EQ(a.nnz_end, 302);
+  EXPECT_EQ(std::make_pair(a.batch_begin, a.batch_end), std::make_pair(0, 2));
+  EXPECT_EQ(std::make_pair(a.long_begin, a.long_end), std::make_pair(0, 0));
+  EXPECT_EQ(std::make_pair(a.row_begin, a.row_end), std::make_pair(0, 6));
+  EXPECT_EQ(a.wait_begin, 0);
+  EXPECT_EQ(std::make_pair(b.batch_begin, b.batch_end), std::make_pair(2, 4));
+  EXPECT_EQ(std::make_pair(b.long_begin, b.long_end), std::make_pair(0, 2));
+  EXPECT_EQ(std::make_pair(b.row_begin, b.row_end), std::make_pair(6, 13));
+  EXPECT_EQ(b.wait_begin, 0);
+}
+
+TEST(BatchPlan, VectorSizeFollowsTable2) {
+  const BatchParams p;
+  const std::vector<std::pair<double, int>> cases = {
+      {0, 1},  {16, 1},  {16.9, 1}, {17, 2},   {33, 2},   {34, 4},   {63, 4},
+      {64, 8}, {121, 8}, {122, 16}, {215, 16}, {216, 32}, {5000, 32}};
+  for (const auto& [mean, size] : cases) {
+    EXPECT_EQ(batch_vector_size(static_cast<Offset>(mean * 10), 10, p), size) << "mean " << mean;
+  }
+}
+
+TEST(BatchPlan, EmptyRowsAreCoveredAndRowCapped) {
+  BatchParams p;
+  p.max_batch_rows = 1000;
+  const std::vector<Offset> row_ptr(5001, 0);
+  const BatchPlan plan = make_batch_plan(row_ptr.data(), 5000, p);
+  EXPECT_EQ(plan.batches.size(), 5u);
+  EXPECT_TRUE(plan.long_rows.empty());
+  expect_valid_plan(row_ptr, p, plan);
+  ASSERT_EQ(plan.big_batches.size(), 1u);
+  EXPECT_EQ(plan.big_batches[0].batch_end, 5);
+}
+
+TEST(BatchPlan, EmptyMatrixHasOneEmptyBigBatch) {
+  const std::vector<Offset> row_ptr = {0};
+  const BatchPlan plan = make_batch_plan(row_ptr.data(), 0, BatchParams{});
+  EXPECT_TRUE(plan.batches.empty());
+  EXPECT_TRUE(plan.long_rows.empty());
+  ASSERT_EQ(plan.big_batches.size(), 1u);
+  expect_valid_plan(row_ptr, BatchParams{}, plan);
+}
+
+TEST(BatchPlan, LeadingAndTrailingEmptyRowsWithSeveralBigBatches) {
+  BatchParams p;
+  p.max_batch_size = 4;
+  p.max_batch_rows = 2;
+  p.big_batches = 3;
+  const auto row_ptr = row_ptr_of({0, 0, 0, 3, 9, 0, 0, 2, 2, 0, 0, 0});
+  const BatchPlan plan = make_batch_plan(row_ptr.data(), 12, p);
+  EXPECT_EQ(plan.long_rows, (std::vector<Ordinal>{4}));
+  expect_valid_plan(row_ptr, p, plan);
+}
+
+TEST(BatchPlan, RandomRowLengthsKeepEveryInvariant) {
+  std::mt19937_64 gen(2024);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Ordinal m = static_cast<Ordinal>(gen() % 200);
+    std::vector<Offset> lengths(m);
+    for (auto& l : lengths) l = gen() % 5 == 0 ? Offset(gen() % 300) : Offset(gen() % 12);
+    BatchParams p;
+    p.max_batch_size = 1 + Offset(gen() % 100);
+    p.max_batch_rows = 1 + Ordinal(gen() % 40);
+    p.big_batches = 1 + int(gen() % 6);
+    const auto row_ptr = row_ptr_of(lengths);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    expect_valid_plan(row_ptr, p, make_batch_plan(row_ptr.data(), m, p));
+  }
+}
+
+TEST(BatchPlan, RejectsBadParameters) {
+  const std::vector<Offset> row_ptr = {0, 1};
+  BatchParams p;
+  p.max_batch_size = 0;
+  EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
+  p = BatchParams{};
+  p.max_batch_rows = 0;
+  EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
+  p = BatchParams{};
+  p.big_batches = 0;
+  EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
+  p = BatchParams{};
+  p.vector_switch = {17, 34, 10, 122, 216};
+  EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
+}
+
+TEST(BatchedCsrFormat, GroupsBatchesByVectorSize) {
+  const auto a = mixed_long_rows<double>(500, 600, 3);
+  for (const auto& [name, p] : batch_param_sets()) {
+    SCOPED_TRACE(name);
+    const BatchedCsr<double> b = make_batched_csr(a, p);
+    ASSERT_EQ(b.vector_begin[6], Ordinal(b.batch_infos.extent(0)));
+    std::vector<int> seen(b.batch_infos.extent(0), 0);
+    for (int k = 0; k < 6; ++k)
+      for (Ordinal i = b.vector_begin[k]; i < b.vector_begin[k + 1]; ++i) {
+        const Ordinal j = b.batches_by_vector(i);
+        EXPECT_EQ(b.batch_infos(j).vector_size, 1 << k);
+        ++seen[j];
+      }
+    for (int s : seen) EXPECT_EQ(s, 1);
+  }
+}
+
+template <class S>
+class BatchedCsrHost : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(BatchedCsrHost, Scalars);
+
+TYPED_TEST(BatchedCsrHost, MatchesReferenceOnZooAndLongRows) {
+  using S = TypeParam;
+  std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<std::pair<S, S>> scalars = {{1, 0}, {S(-0.75), S(1.5)}, {0, S(2)}, {0, 0}};
+  for (const auto& [name, a] : batched_matrices<S>()) {
+    for (const auto& [pname, p] : batch_param_sets()) {
+      SCOPED_TRACE(name + " / " + pname);
+      const BatchedCsr<S> b = make_batched_csr(a, p);
+      for (const auto& [alpha, beta] : scalars) {
+        const auto x = random_vector<S>(a.ncols, ++seed);
+        auto y = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
+        auto expected = y;
+        reference::spmv(alpha, a, x.data(), beta, expected.data());
+        host::spmv(alpha, b, x.data(), beta, y.data());
+        EXPECT_LE(reference::rel_l2_error(y.data(), expected.data(), y.size()),
+                  reference::tolerance<S>())
+            << "alpha " << alpha << " beta " << beta;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kspmv::test
