@@ -1,0 +1,47 @@
+// Segmented CSR from CSR (paper 5, Sec. III): sizes first, then rows filled in parallel chunks.
+#include "kspmv/formats/segmented_csr.hpp"
+
+#include <algorithm>
+
+namespace kspmv {
+
+namespace {
+// Rows one host task fills: enough to amortize scheduling.
+constexpr Ordinal kFillRows = 4096;
+}  // namespace
+
+template <class Scalar>
+SegmentedCsr<Scalar> to_segmented(const CsrMatrix<Scalar>& a, int seg_length) {
+  const Ordinal m = a.nrows;
+  if (seg_length == 0) seg_length = seg_length_for(m > 0 ? double(a.nnz()) / m : 0.0);
+  const SegSizes sizes = seg_sizes(a.row_ptr.data(), m, seg_length);
+
+  SegmentedCsr<Scalar> s;
+  s.nrows = m;
+  s.ncols = a.ncols;
+  s.seg_length = seg_length;
+  s.row_seg_ptr = make_host_view<Offset>("kspmv::seg::row_seg_ptr", std::size_t(m) + 1);
+  seg_row_pointers(a.row_ptr.data(), m, seg_length, s.row_seg_ptr.data());
+  s.col_idx = make_host_view<Ordinal>("kspmv::seg::col_idx", sizes.padded_nnz);
+  s.values = make_host_view<Scalar>("kspmv::seg::values", sizes.padded_nnz);
+
+  const CsrPointers<Scalar> csr{a.row_ptr.data(), a.col_idx.data(), a.values.data(), m, a.ncols};
+  const Offset* row_seg_ptr = s.row_seg_ptr.data();
+  Ordinal* col = s.col_idx.data();
+  Scalar* val = s.values.data();
+  const Ordinal chunks = (m + kFillRows - 1) / kFillRows;
+  // A plain lambda: seg_fill is host code and this runs on the host execution space only.
+  Kokkos::parallel_for("kspmv::seg::fill", Kokkos::RangePolicy<HostExecSpace>(0, chunks),
+                       [=](Ordinal c) {
+                         const Ordinal begin = c * kFillRows;
+                         const Offset first = row_seg_ptr[begin] * seg_length;
+                         seg_fill(csr, seg_length, row_seg_ptr, begin,
+                                  std::min(m, begin + kFillRows), col + first, val + first);
+                       });
+  return s;
+}
+
+template SegmentedCsr<float> to_segmented(const CsrMatrix<float>&, int);
+template SegmentedCsr<double> to_segmented(const CsrMatrix<double>&, int);
+
+}  // namespace kspmv

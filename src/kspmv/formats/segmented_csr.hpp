@@ -1,0 +1,36 @@
+// Segmented CSR (segSpMV, paper 5, Sec. III) on host Kokkos views: every row cut into segments
+// of seg_length entries, the last one padded with zeros. Built by seg_plan's functions, which the
+// CUDA backend shares.
+#pragma once
+
+#include "kspmv/core/kokkos.hpp"
+#include "kspmv/formats/csr.hpp"
+#include "kspmv/formats/seg_plan.hpp"
+
+namespace kspmv {
+
+template <class Scalar>
+struct SegmentedCsr {
+  using scalar_type = Scalar;
+
+  Ordinal nrows = 0;
+  Ordinal ncols = 0;
+  int seg_length = 1;  // a power of two in [1, kMaxSegLength]
+  HostView<Offset>
+      row_seg_ptr;            // nrows + 1: row i owns segments [row_seg_ptr(i), row_seg_ptr(i+1))
+  HostView<Ordinal> col_idx;  // segments * seg_length; padding repeats the row's last column
+  HostView<Scalar> values;    // segments * seg_length; padding is 0
+
+  Offset segments() const { return row_seg_ptr.extent(0) > 0 ? row_seg_ptr(nrows) : 0; }
+  Offset padded_nnz() const { return segments() * seg_length; }
+};
+
+// Builds the segmented layout of `a`; seg_length 0 picks seg_length_for(nnz / nrows).
+// Throws InvalidArgument for a seg_length that is not a power of two in [1, kMaxSegLength].
+template <class Scalar>
+SegmentedCsr<Scalar> to_segmented(const CsrMatrix<Scalar>& a, int seg_length = 0);
+
+extern template SegmentedCsr<float> to_segmented(const CsrMatrix<float>&, int);
+extern template SegmentedCsr<double> to_segmented(const CsrMatrix<double>&, int);
+
+}  // namespace kspmv
