@@ -32,7 +32,8 @@ std::vector<std::pair<std::string, Runner<S>>> host_kernels() {
   k.emplace_back("csc", [](S al, const CsrMatrix<S>& a, const S* x, S be, S* y) {
     host::spmv(al, to_csc(a), x, be, y);
   });
-  for (Kernel kernel : {Kernel::Auto, Kernel::Csr, Kernel::Coo, Kernel::Csc}) {
+  for (Kernel kernel : {Kernel::Auto, Kernel::Csr, Kernel::Coo, Kernel::Csc, Kernel::PartialOverlap,
+                        Kernel::Seg, Kernel::SegR}) {
     k.emplace_back(std::string("operator_") + to_string(kernel),
                    [kernel](S al, const CsrMatrix<S>& a, const S* x, S be, S* y) {
                      Options options;
@@ -125,7 +126,8 @@ TYPED_TEST(HostSpmv, AlphaZeroDoesNotReadTheMatrix) {
 TYPED_TEST(HostSpmv, OperatorReportsKernelAndTimings) {
   using S = TypeParam;
   const auto a = random_matrix<S>(500, 400, 6, 9);
-  for (Kernel kernel : {Kernel::Auto, Kernel::Csr, Kernel::Coo, Kernel::Csc}) {
+  for (Kernel kernel : {Kernel::Auto, Kernel::Csr, Kernel::Coo, Kernel::Csc, Kernel::PartialOverlap,
+                        Kernel::Seg, Kernel::SegR}) {
     SCOPED_TRACE(to_string(kernel));
     Options options;
     options.kernel = kernel;

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "backends/host/batched_csr_spmv.hpp"
+#include "backends/host/segmented_csr_spmv.hpp"
 #include "backends/host/spmv.hpp"
 #include "kspmv/formats/convert.hpp"
 
@@ -59,10 +61,16 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>& a,
       return make<Scalar>(kernel, [&] { return to_coo(a); });
     case Kernel::Csc:
       return make<Scalar>(kernel, [&] { return to_csc(a); });
+    case Kernel::PartialOverlap:  // host twin of CSR-Partial-Overlap's batched format
+      return make<Scalar>(kernel, [&] { return make_batched_csr(a); });
+    case Kernel::Seg:  // host twin of segSpMV; segSpMV-r differs only on the GPU
+    case Kernel::SegR:
+      return make<Scalar>(kernel, [&] { return to_segmented(a); });
     default:
-      throw UnsupportedError(
-          std::string("the host backend does not run kernel '") + to_string(kernel) +
-          "'; host kernels: auto, csr, coo, csc (use backend cuda for the others)");
+      throw UnsupportedError(std::string("the host backend does not run kernel '") +
+                             to_string(kernel) +
+                             "'; host kernels: auto, csr, coo, csc, partial-overlap, seg, seg-r "
+                             "(use backend cuda for the others)");
   }
 }
 
