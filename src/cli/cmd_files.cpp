@@ -1,0 +1,60 @@
+// kspmv convert and kspmv gen: write Matrix Market files (gzip-compressed when OUT ends in .gz).
+#include <iostream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "kspmv/gen/generators.hpp"
+#include "kspmv/io/matrix_market.hpp"
+
+namespace kspmv::cli {
+
+namespace {
+
+int write(const std::string& source, const std::string& out) {
+  const auto a = load_matrix<double>(source);
+  io::write_matrix_market(out, a);
+  std::cout << "wrote " << out << ": " << a.nrows << " x " << a.ncols << ", " << a.nnz()
+            << " non-zeros\n";
+  return 0;
+}
+
+int run_convert(const ParsedArgs& args) {
+  return write(args.positionals[0], args.positionals[1]);
+}
+
+int run_gen(const ParsedArgs& args) {
+  const std::string& spec = args.positionals[0];
+  return write(spec.compare(0, 4, "gen:") == 0 ? spec : "gen:" + spec, args.positionals[1]);
+}
+
+}  // namespace
+
+Command convert_command() {
+  Command c;
+  c.name = "convert";
+  c.summary = "rewrite a matrix as Matrix Market (.mtx or .mtx.gz by OUT's extension)";
+  c.description = std::string(
+                      "Reads IN and writes it to OUT as 'coordinate real general' in double "
+                      "precision,\ngzip-compressed when OUT ends in .gz. Symmetric storage is "
+                      "expanded, duplicates\nsummed.\n\n") +
+                  "IN is a Matrix Market file (.mtx or .mtx.gz) or gen:SPEC ('kspmv help gen').";
+  c.positionals = {"IN", "OUT"};
+  c.run = run_convert;
+  return c;
+}
+
+Command gen_command() {
+  Command c;
+  c.name = "gen";
+  c.summary = "generate a matrix from a spec and write it as Matrix Market";
+  c.description =
+      "Generates the matrix SPEC describes (double precision) and writes it to OUT,\n"
+      "gzip-compressed when OUT ends in .gz. The same specs work as gen:SPEC wherever a\n"
+      "command takes a matrix.";
+  c.positionals = {"SPEC", "OUT"};
+  c.run = run_gen;
+  c.extra_help = gen::spec_help;
+  return c;
+}
+
+}  // namespace kspmv::cli

@@ -1,0 +1,19 @@
+// The tool's commands; each one is declared (options, help) and run from its own file.
+#pragma once
+
+#include "args.hpp"
+
+namespace kspmv::cli {
+
+Command demo_command();     // cmd_demo.cpp
+Command info_command();     // cmd_info.cpp
+Command spmv_command();     // cmd_spmv.cpp
+Command convert_command();  // cmd_files.cpp
+Command gen_command();      // cmd_files.cpp
+
+// The "FILE|gen:SPEC" argument, explained once for every command's help.
+inline const char* kMatrixArgumentHelp =
+    "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz); gen:SPEC generates the\n"
+    "matrix instead (e.g. gen:laplace2d:n=1024; 'kspmv help gen' lists the specs).";
+
+}  // namespace kspmv::cli

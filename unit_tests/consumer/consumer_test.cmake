@@ -1,0 +1,38 @@
+# ctest script: install the build tree into a scratch prefix, then configure, build and run the
+# consumer project against it. Variables: BUILD_DIR, SRC (this directory), WORK_DIR, and what the
+# main build used, each possibly empty: GENERATOR, CXX_COMPILER, BUILD_TYPE, KOKKOS_DIR, CUDA_ROOT
+# and PREFIX_PATH (':'-separated, as in the environment variable).
+foreach(var BUILD_DIR SRC WORK_DIR)
+  if(NOT ${var})
+    message(FATAL_ERROR "consumer_test.cmake needs -D${var}=...")
+  endif()
+endforeach()
+
+function(run_step what)
+  message(STATUS "consumer test: ${what}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "consumer test: ${what} failed (${rc})")
+  endif()
+endfunction()
+
+set(prefix "${WORK_DIR}/prefix")
+set(build "${WORK_DIR}/build")
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+run_step("install into ${prefix}" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+
+set(ENV{CMAKE_PREFIX_PATH} "${prefix}:${PREFIX_PATH}")
+set(args -S "${SRC}" -B "${build}")
+if(GENERATOR)
+  list(APPEND args -G "${GENERATOR}")
+endif()
+foreach(pair "CMAKE_CXX_COMPILER=${CXX_COMPILER}" "CMAKE_BUILD_TYPE=${BUILD_TYPE}"
+             "Kokkos_DIR=${KOKKOS_DIR}" "CUDAToolkit_ROOT=${CUDA_ROOT}")
+  if(NOT pair MATCHES "=$")
+    list(APPEND args "-D${pair}")
+  endif()
+endforeach()
+run_step("configure" "${CMAKE_COMMAND}" ${args})
+run_step("build" "${CMAKE_COMMAND}" --build "${build}")
+run_step("run" "${build}/consumer")
