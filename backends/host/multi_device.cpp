@@ -42,37 +42,6 @@ void check_plan(const part::PartitionPlan& p, const Offset* ptr, Ordinal lines, 
 
 }  // namespace
 
-const char* to_string(Exchange e) {
-  switch (e) {
-    case Exchange::AllGather:
-      return "allgather";
-    case Exchange::Merge:
-      return "merge";
-    case Exchange::Halo:
-      return "halo";
-  }
-  return "?";
-}
-
-Exchange parse_exchange(const std::string& name) {
-  for (Exchange e : {Exchange::AllGather, Exchange::Merge, Exchange::Halo})
-    if (name == to_string(e)) return e;
-  throw InvalidArgument("unknown exchange '" + name + "' (valid: allgather, merge, halo)");
-}
-
-bool exchange_applies(Scheme s, Exchange e) {
-  const bool msrep = s == Scheme::PCSR || s == Scheme::PCSC || s == Scheme::PCOO;
-  switch (e) {
-    case Exchange::AllGather:
-      return !msrep;
-    case Exchange::Merge:
-      return s != Scheme::LRARC;
-    case Exchange::Halo:
-      return !msrep && s != Scheme::LRARC;
-  }
-  return false;
-}
-
 template <class S>
 MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::PartitionPlan& plan,
                                     Exchange exchange)

@@ -1,0 +1,455 @@
+// Multi-GPU SpMV benchmark (Gao et al. 2024 §6; MSREP §5): per matrix, the best single-GPU
+// kernel on one GPU against N GPUs with each partition scheme (rows, NZ, 2NZ, LRA, LRA+RC,
+// pCSR) under every exchange that applies (allgather, merge, halo). Per case: median over
+// --reps event-timed applies on device vectors of the slowest device's total, kernel and
+// exchange milliseconds; speedup over one GPU; the speedup bound that the peer bandwidth
+// measured in this run implies; partitioning and executor setup (halo columns included) in units
+// of one single-GPU SpMV; relative l2 error against the host reference (y poisoned with NaN).
+// Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/memory.hpp"
+#include "backends/cuda/multi_device.hpp"
+#include "backends/host/reference.hpp"
+#include "kspmv/gen/generators.hpp"
+#include "partitioners/partition_plan.hpp"
+
+namespace {
+
+using namespace kspmv;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const char* kUsage =
+    "usage: multi_gpu_bench [--gen SPEC]... [--quick] [--devices 0,1] [--reps N]\n"
+    "                       [--precision float|double] [--kernel K] [--out DIR]\n"
+    "  --gen SPEC    a generated matrix (kspmv::gen spec); repeatable; default: the large\n"
+    "                families (small ones with --quick)\n"
+    "  --devices     CUDA devices of the multi-GPU runs (default: every device; a device may\n"
+    "                be repeated to exercise the exchanges on one GPU)\n"
+    "  --kernel      single-GPU kernel of every block (default auto)\n";
+
+struct Args {
+  std::vector<std::string> gens;
+  std::vector<int> devices;
+  bool quick = false;
+  int reps = 20;
+  std::string precision = "double", out = ".";
+  Kernel kernel = Kernel::Auto;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string p; std::getline(in, p, sep);)
+    if (!p.empty()) parts.push_back(p);
+  return parts;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
+      return argv[++i];
+    };
+    if (k == "--gen")
+      a.gens.push_back(value());
+    else if (k == "--quick")
+      a.quick = true;
+    else if (k == "--devices")
+      for (const auto& d : split(value(), ',')) a.devices.push_back(std::stoi(d));
+    else if (k == "--reps")
+      a.reps = std::max(1, std::stoi(value()));
+    else if (k == "--precision") {
+      a.precision = value();
+      if (a.precision != "float" && a.precision != "double")
+        throw InvalidArgument("--precision must be float or double");
+    } else if (k == "--kernel")
+      a.kernel = parse_kernel(value());
+    else if (k == "--out")
+      a.out = value();
+    else if (k == "--help" || k == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
+    }
+  }
+  if (a.gens.empty())
+    a.gens = a.quick ? std::vector<std::string>{"laplace2d:n=512",
+                                                "stencil27:n=40",
+                                                "uniform:rows=200000,k=8",
+                                                "kron:scale=16",
+                                                "rgg:scale=16",
+                                                "kmer:rows=500000",
+                                                "fullchip:rows=100000"}
+                     : std::vector<std::string>{
+                           "laplace2d:n=4096",     "stencil27:n=160", "uniform:rows=20000000,k=8",
+                           "kron:scale=21",        "rgg:scale=23",    "kmer:rows=60000000",
+                           "fullchip:rows=3000000"};
+  if (a.devices.empty())
+    for (int d = 0; d < cuda::device_count(); ++d) a.devices.push_back(d);
+  return a;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string fmt(double v) {
+  if (!std::isfinite(v)) return "";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+std::string json_num(double v) {
+  return std::isfinite(v) ? fmt(v) : "null";
+}
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += (c == '\n') ? ' ' : c;
+  }
+  return o + "\"";
+}
+
+// Peer copy bandwidth between the first two distinct devices (GB/s): 256 MB one way each
+// direction, and both directions at once (sum of both).
+struct PeerBandwidth {
+  double to_1 = NAN, to_0 = NAN, both = NAN;
+};
+
+PeerBandwidth peer_bandwidth(int d0, int d1, int reps) {
+  for (const auto& [p, q] : {std::pair<int, int>{d0, d1}, std::pair<int, int>{d1, d0}}) {
+    int can = 0;  // peer access as the executor enables it
+    KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, p, q));
+    cuda::DeviceGuard g(p);
+    if (can && cudaDeviceEnablePeerAccess(q, 0) != cudaSuccess) cudaGetLastError();
+  }
+  const std::size_t bytes = std::size_t{256} << 20;
+  std::unique_ptr<cuda::DeviceBuffer<char>> a0, b0, a1, b1;
+  std::unique_ptr<cuda::Stream> s0, s1;
+  std::unique_ptr<cuda::Event> start, stop, done1;
+  {
+    cuda::DeviceGuard g(d1);
+    a1 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
+    b1 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
+    s1 = std::make_unique<cuda::Stream>();
+    done1 = std::make_unique<cuda::Event>(false);
+  }
+  cuda::DeviceGuard g(d0);
+  a0 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
+  b0 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
+  s0 = std::make_unique<cuda::Stream>();
+  start = std::make_unique<cuda::Event>();
+  stop = std::make_unique<cuda::Event>();
+  const auto timed = [&](const std::function<void()>& body) {
+    std::vector<double> ms;
+    for (int i = 0; i < reps + 2; ++i) {
+      start->record(s0->get());
+      body();
+      stop->record(s0->get());
+      stop->synchronize();
+      if (i >= 2) ms.push_back(stop->elapsed_since(*start));
+    }
+    return median(ms);
+  };
+  PeerBandwidth bw;
+  const auto copy = [&](char* dst, int dd, const char* src, int sd, cudaStream_t s) {
+    KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd, src, sd, bytes, s));
+  };
+  bw.to_1 = bytes / (timed([&] { copy(a1->data(), d1, a0->data(), d0, s0->get()); }) * 1e6);
+  bw.to_0 = bytes / (timed([&] { copy(b0->data(), d0, b1->data(), d1, s0->get()); }) * 1e6);
+  bw.both = 2.0 * bytes /
+            (timed([&] {
+               KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s1->get(), start->get(), 0));
+               copy(a1->data(), d1, a0->data(), d0, s0->get());
+               copy(b0->data(), d0, b1->data(), d1, s1->get());
+               {
+                 cuda::DeviceGuard g1(d1);
+                 done1->record(s1->get());
+               }
+               KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s0->get(), done1->get(), 0));
+             }) *
+             1e6);
+  {
+    cuda::DeviceGuard g1(d1);
+    a1.reset(), b1.reset(), s1.reset(), done1.reset();
+  }
+  return bw;
+}
+
+struct Result {
+  std::string matrix, precision, kernel, partition = "-", exchange = "-", note;
+  Offset nnz = 0;
+  int gpus = 1;
+  double ms = NAN, kernel_ms = NAN, exchange_ms = NAN, gbps = NAN, speedup = NAN, bound = NAN,
+         partition_cost = NAN, setup_cost = NAN, rel_error = NAN;
+  std::size_t exchange_bytes = 0;
+  bool ok = true;
+};
+
+template <class S>
+void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& args,
+                  const PeerBandwidth& bw, std::vector<Result>& out) {
+  const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+  const Offset nnz = a.nnz();
+  const double bytes = nnz * (sizeof(S) + 4.0) + (a.nrows + 1) * 4.0 +
+                       (static_cast<double>(a.ncols) + a.nrows) * sizeof(S);
+  std::vector<S> x(a.ncols), ref(a.nrows), y(a.nrows);
+  std::mt19937_64 gen(std::hash<std::string>{}(name));
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (auto& v : x) v = static_cast<S>(dist(gen));
+  reference::spmv(S(1), a, x.data(), S(0), ref.data());
+  const std::vector<S> nan(a.nrows, std::numeric_limits<S>::quiet_NaN());
+  const auto base = [&] {
+    Result r;
+    r.matrix = name, r.precision = sizeof(S) == 4 ? "float" : "double", r.nnz = nnz;
+    return r;
+  };
+
+  // One GPU: the fastest single-GPU kernel on the whole matrix.
+  double t1 = NAN;
+  {
+    Result r = base();
+    const int dev = args.devices.front();
+    cuda::DeviceGuard guard(dev);
+    auto d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
+    cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+    dx.upload(x.data());
+    cuda::Stream s;
+    cuda::Event e0, e1;
+    for (Kernel k :
+         {Kernel::Cusparse, Kernel::CsrVector, Kernel::PartialOverlap, Kernel::Seg, Kernel::SegR}) {
+      try {
+        auto spmv = cuda::make_device_spmv(k, d, host);
+        dy.upload(nan.data());
+        spmv->run(S(1), dx.data(), S(0), dy.data(), s.get());
+        s.synchronize();
+        dy.download(y.data());
+        const double err = reference::rel_l2_error(y.data(), ref.data(), y.size());
+        std::vector<double> ms;
+        for (int i = 0; i < args.reps + 3; ++i) {
+          e0.record(s.get());
+          spmv->run(S(1), dx.data(), S(0), dy.data(), s.get());
+          e1.record(s.get());
+          e1.synchronize();
+          if (i >= 3) ms.push_back(e1.elapsed_since(e0));
+        }
+        const double t = median(ms);
+        if (!(t >= r.ms)) r.ms = t, r.kernel = to_string(k), r.rel_error = err;
+      } catch (const Error& e) {
+        std::cerr << "  1 GPU " << to_string(k) << ": " << e.what() << "\n";
+      }
+    }
+    t1 = r.ms;
+    r.kernel_ms = r.ms, r.exchange_ms = 0, r.speedup = 1, r.gbps = bytes / (r.ms * 1e6);
+    r.ok = r.rel_error <= reference::tolerance<S>();
+    std::cerr << "  1 GPU best " << r.kernel << ": " << fmt(r.ms) << " ms\n";
+    out.push_back(r);
+  }
+
+  const int nd = static_cast<int>(args.devices.size());
+  for (part::Scheme scheme : {part::Scheme::Rows, part::Scheme::NZ, part::Scheme::TwoNZ,
+                              part::Scheme::LRA, part::Scheme::LRARC, part::Scheme::PCSR}) {
+    auto t0 = Clock::now();
+    const auto plan = part::partition(a.row_ptr.data(), a.nrows, a.ncols, {scheme, nd});
+    const double partition_ms = ms_since(t0);
+    for (part::Exchange ex :
+         {part::Exchange::AllGather, part::Exchange::Merge, part::Exchange::Halo}) {
+      if (!part::exchange_applies(scheme, ex)) continue;
+      Result r = base();
+      r.gpus = nd, r.partition = part::to_string(scheme), r.exchange = to_string(ex);
+      r.kernel = to_string(args.kernel);
+      r.partition_cost = partition_ms / t1;
+      std::cerr << "  " << nd << " GPUs " << r.partition << " " << r.exchange << " ... "
+                << std::flush;
+      try {
+        t0 = Clock::now();
+        cuda::MultiDeviceSpmv<S> md(host, plan, {ex, args.devices, args.kernel});
+        r.setup_cost = ms_since(t0) / t1;
+        r.exchange_bytes = md.exchange_bytes();
+        auto dx = md.make_vector(), dy = md.make_vector();
+        md.upload(x.data(), a.ncols, dx);
+        md.upload(nan.data(), a.nrows, dy);
+        md.apply(S(1), dx, S(0), dy);
+        md.download(dy, a.nrows, y.data());
+        r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
+        r.ok = r.rel_error <= reference::tolerance<S>();
+        std::vector<double> total, kern, exch;
+        for (int i = 0; i < args.reps + 3; ++i) {
+          md.apply(S(1), dx, S(0), dy);
+          if (i < 3) continue;
+          double t = 0, k = 0, e = 0;  // the slowest device
+          for (const auto& dt : md.timings())
+            t = std::max(t, dt.total_ms), k = std::max(k, dt.kernel_ms),
+            e = std::max(e, dt.exchange_ms);
+          total.push_back(t), kern.push_back(k), exch.push_back(e);
+        }
+        r.ms = median(total), r.kernel_ms = median(kern), r.exchange_ms = median(exch);
+        r.gbps = bytes / (r.ms * 1e6);
+        r.speedup = t1 / r.ms;
+        // Perfect kernel scaling plus each device receiving its share of the exchanged bytes
+        // at the bidirectional peer bandwidth per direction.
+        const double per_dir = std::isfinite(bw.both) ? bw.both / 2 : NAN;
+        r.bound = t1 / (t1 / nd + (r.exchange_bytes / double(nd)) / (per_dir * 1e6));
+        std::string kernels;
+        for (Kernel k : md.block_kernels())
+          kernels += std::string(kernels.empty() ? "" : "+") + to_string(k);
+        r.note = "blocks: " + kernels;
+        std::cerr << fmt(r.ms) << " ms (kernel " << fmt(r.kernel_ms) << ", exchange "
+                  << fmt(r.exchange_ms) << "), x" << fmt(r.speedup) << " (bound " << fmt(r.bound)
+                  << "), err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK") << "\n";
+      } catch (const DeviceOutOfMemory& e) {
+        r.note = std::string("out of device memory: ") + e.what();
+        std::cerr << r.note << "\n";
+      } catch (const Error& e) {
+        r.ok = false, r.note = e.what();
+        std::cerr << "ERROR " << e.what() << "\n";
+      }
+      out.push_back(r);
+    }
+  }
+}
+
+void write_outputs(const Args& args, const std::vector<Result>& results, const PeerBandwidth& bw) {
+  fs::create_directories(args.out);
+  std::ofstream csv(fs::path(args.out) / "multi_gpu_bench.csv");
+  csv << "matrix,nnz,precision,gpus,partition,exchange,kernel,ms,kernel_ms,exchange_ms,gbps,"
+         "speedup_vs_1gpu,speedup_bound,exchange_bytes,partition_cost_spmvs,setup_cost_spmvs,"
+         "rel_error,ok,note\n";
+  for (const auto& r : results) {
+    std::string note = r.note;
+    std::replace(note.begin(), note.end(), ',', ';');
+    std::replace(note.begin(), note.end(), '\n', ' ');
+    csv << r.matrix << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ',' << r.partition
+        << ',' << r.exchange << ',' << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.kernel_ms)
+        << ',' << fmt(r.exchange_ms) << ',' << fmt(r.gbps) << ',' << fmt(r.speedup) << ','
+        << fmt(r.bound) << ',' << r.exchange_bytes << ',' << fmt(r.partition_cost) << ','
+        << fmt(r.setup_cost) << ',' << fmt(r.rel_error) << ',' << (r.ok ? 1 : 0) << ',' << note
+        << '\n';
+  }
+  cudaDeviceProp prop{};
+  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.devices.front()));
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  auto write_json = [&](const fs::path& path, bool full) {
+    std::ofstream j(path);
+    j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
+      << ",\"gpus\":" << args.devices.size() << ",\"peer_gbps_0_to_1\":" << json_num(bw.to_1)
+      << ",\"peer_gbps_1_to_0\":" << json_num(bw.to_0)
+      << ",\"peer_gbps_both\":" << json_num(bw.both) << ",\"results\":[";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const Result& r = results[i];
+      j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"nnz\":" << r.nnz
+        << ",\"precision\":" << json_str(r.precision) << ",\"kernel\":" << json_str(r.kernel)
+        << ",\"gpus\":" << r.gpus << ",\"partition\":" << json_str(r.partition)
+        << ",\"exchange\":" << json_str(r.exchange) << ",\"ms\":" << json_num(r.ms)
+        << ",\"gbps\":" << json_num(r.gbps) << ",\"speedup_vs_1gpu\":" << json_num(r.speedup)
+        << ",\"exchange_ms\":" << json_num(r.exchange_ms)
+        << ",\"partition_cost_spmvs\":" << json_num(r.partition_cost)
+        << ",\"rel_error\":" << json_num(r.rel_error);
+      if (full) {
+        j << ",\"kernel_ms\":" << json_num(r.kernel_ms)
+          << ",\"speedup_bound\":" << json_num(r.bound)
+          << ",\"exchange_bytes\":" << r.exchange_bytes
+          << ",\"setup_cost_spmvs\":" << json_num(r.setup_cost)
+          << ",\"ok\":" << (r.ok ? "true" : "false") << ",\"note\":" << json_str(r.note);
+      }
+      j << "}";
+    }
+    j << "\n]}\n";
+  };
+  write_json(fs::path(args.out) / "multi_gpu_bench.json", true);
+  write_json(fs::path(args.out) / "summary.json", false);
+}
+
+template <class S>
+void run_matrix(const std::string& spec, const Args& args, const PeerBandwidth& bw,
+                std::vector<Result>& results) {
+  std::cerr << spec << " (" << args.precision << "): generating ... " << std::flush;
+  const CsrMatrix<S> a = gen::from_spec<S>(spec);
+  std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz\n";
+  bench_matrix<S>(spec, a, args, bw, results);
+}
+
+int run(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  const int count = cuda::device_count();
+  for (int d : args.devices)
+    if (d < 0 || d >= count) throw InvalidArgument("no CUDA device " + std::to_string(d));
+  if (args.devices.empty()) throw InvalidArgument("no CUDA device");
+  PeerBandwidth bw;
+  const auto other = std::find_if(args.devices.begin(), args.devices.end(),
+                                  [&](int d) { return d != args.devices.front(); });
+  if (other != args.devices.end()) {
+    bw = peer_bandwidth(args.devices.front(), *other, args.reps);
+    std::cerr << "peer copy GB/s: " << fmt(bw.to_1) << " (0->1), " << fmt(bw.to_0) << " (1->0), "
+              << fmt(bw.both) << " (both at once)\n";
+  }
+  std::vector<Result> results;
+  for (const auto& spec : args.gens) {
+    try {
+      if (args.precision == "float")
+        run_matrix<float>(spec, args, bw, results);
+      else
+        run_matrix<double>(spec, args, bw, results);
+    } catch (const Error& e) {
+      std::cerr << "ERROR " << spec << ": " << e.what() << "\n";
+      Result r;
+      r.matrix = spec, r.precision = args.precision, r.kernel = "-", r.ok = false;
+      r.note = e.what();
+      results.push_back(r);
+    }
+  }
+  write_outputs(args, results, bw);
+  std::printf("%-26s %4s %-7s %-9s %9s %9s %9s %7s %7s %9s\n", "matrix", "gpus", "part", "exchange",
+              "ms", "kern_ms", "exch_ms", "x1gpu", "bound", "rel_err");
+  for (const auto& r : results)
+    std::printf("%-26.26s %4d %-7s %-9s %9.4f %9.4f %9.4f %7.2f %7.2f %9.2e%s\n", r.matrix.c_str(),
+                r.gpus, r.partition.c_str(), r.exchange.c_str(), r.ms, r.kernel_ms, r.exchange_ms,
+                r.speedup, r.bound, r.rel_error, r.ok ? "" : "  FAILED");
+  const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
+  std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "multi_gpu_bench: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,19 @@
+// What every conjugate-gradient variant takes and returns. Kokkos-free: shared by the host CG
+// (cg.hpp) and the multi-GPU CG of the CUDA backend (backends/cuda/cg_multi.hpp).
+#pragma once
+
+namespace kspmv {
+
+struct CgOptions {
+  double tolerance = 1e-8;  // stop when ||r|| / ||b|| <= tolerance
+  int max_iterations = 1000;
+};
+
+struct CgResult {
+  int iterations = 0;
+  double relative_residual = 0;  // ||b - A x|| / ||b|| of the returned x (recomputed at the end)
+  bool converged = false;        // the iterated residual reached the tolerance
+  double ms_per_iteration = 0;
+};
+
+}  // namespace kspmv
