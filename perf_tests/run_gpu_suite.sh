@@ -108,11 +108,17 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='AllCudaKernels/CudaKernels.Zoo*:CudaOperatorErrors.*'
+  FILTER='AllCudaKernels/CudaKernels.Zoo*:CudaOperatorErrors.*:CudaOverlap*:CudaSeg*'
+  FILTER+=':CudaMultiDevice*'
   for tool in memcheck racecheck; do
-    log "+ compute-sanitizer --tool $tool (filter $FILTER) >> sanitizer.log"
-    compute-sanitizer --tool "$tool" --error-exitcode 99 "$TESTS" --gtest_color=no \
-      --gtest_filter="$FILTER" >>"$SAN" 2>&1 || fail "compute-sanitizer $tool (see sanitizer.log)"
+    # cuSPARSE's own csrmv kernel reports shared-memory hazards under racecheck; they are the
+    # library's, not ours, so racecheck looks at kspmv's kernels only (memcheck checks all).
+    exclude=()
+    [[ $tool == racecheck ]] && exclude=(--kernel-name-exclude kns=cusparse)
+    log "+ compute-sanitizer --tool $tool ${exclude[*]:-} (filter $FILTER) >> sanitizer.log"
+    compute-sanitizer --tool "$tool" "${exclude[@]}" --error-exitcode 99 "$TESTS" \
+      --gtest_color=no --gtest_filter="$FILTER" >>"$SAN" 2>&1 ||
+      fail "compute-sanitizer $tool (see sanitizer.log)"
   done
   grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$SAN" | tee -a "$LOG" >&2 || true
 fi
