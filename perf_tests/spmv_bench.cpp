@@ -5,7 +5,9 @@
 // reference (y poisoned with NaN before the checked run). Full-Overlap (matrix streamed from
 // pinned host memory on every run, so its time includes the transfer) also reports the H2D copy
 // of the same bytes alone and cuSPARSE copy-then-SpMV (that copy + the cuSPARSE kernel). Writes
-// spmv_bench.csv, spmv_bench.json and summary.json into --out.
+// spmv_bench.csv, spmv_bench.json and summary.json into --out. The row "auto-tuned" is an
+// Operator with Kernel::Auto and Options::autotune: after its tuning calls, the median kernel
+// time of the kernel it kept.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -39,17 +41,18 @@ namespace fs = std::filesystem;
 const char* kUsage =
     "usage: spmv_bench [--matrices DIR] [--gen SPEC]... [--no-default-gen] [--kernels a,b,c]\n"
     "                  [--precision float|double|both] [--reps N] [--quick] [--device D]\n"
-    "                  [--out DIR]\n"
+    "                  [--no-autotune] [--out DIR]\n"
     "  --matrices DIR  every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
     "  --gen SPEC      a generated matrix (kspmv::gen spec, e.g. kron:scale=21); repeatable;\n"
     "                  without --gen the large default families run (small ones with --quick)\n"
     "  --kernels       default cusparse,cusparse-alg2,csr-vector,partial-overlap,seg,seg-r,\n"
-    "                  full-overlap,auto (kernels not built are skipped with a message)\n";
+    "                  full-overlap,auto (kernels not built are skipped with a message)\n"
+    "  --no-autotune   leave out the auto-tuned row (Kernel::Auto with Options::autotune)\n";
 
 struct Args {
   std::string matrices, out = ".";
   std::vector<std::string> gens;
-  bool default_gen = true, quick = false;
+  bool default_gen = true, quick = false, autotune = true;
   std::vector<Kernel> kernels = {Kernel::Cusparse,       Kernel::CusparseAlg2, Kernel::CsrVector,
                                  Kernel::PartialOverlap, Kernel::Seg,          Kernel::SegR,
                                  Kernel::FullOverlap,    Kernel::Auto};
@@ -81,6 +84,8 @@ Args parse(int argc, char** argv) {
       a.default_gen = false;
     else if (k == "--quick")
       a.quick = true;
+    else if (k == "--no-autotune")
+      a.autotune = false;
     else if (k == "--out")
       a.out = value();
     else if (k == "--reps")
@@ -182,13 +187,66 @@ std::string json_str(const std::string& s) {
   return o + "\"";
 }
 
+// The bytes an SpMV must move at least (DESIGN.md "Measuring"): values, column indices, row
+// pointer, x once and y once.
+template <class S>
+double bytes_moved(const CsrMatrix<S>& a) {
+  return a.nnz() * (sizeof(S) + 4.0) + (a.nrows + 1) * 4.0 +
+         (static_cast<double>(a.ncols) + a.nrows) * sizeof(S);
+}
+
+// Kernel::Auto with Options::autotune through the CUDA operator: the tuning calls first (each a
+// correct SpMV), then the median of the event-timed kernel of --reps calls; checked like the
+// others on a poisoned y.
+template <class S>
+Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std::vector<S>& x,
+                       const std::vector<S>& ref, cuda::DeviceBuffer<S>& dx,
+                       cuda::DeviceBuffer<S>& dy, const Args& args, double copy,
+                       double cusparse_ms) {
+  Result r;
+  r.matrix = name, r.precision = sizeof(S) == 4 ? "float" : "double", r.kernel = "auto-tuned";
+  r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+  std::cerr << "  " << r.precision << " auto-tuned ... " << std::flush;
+  try {
+    Options o;
+    o.backend = Backend::Cuda, o.kernel = Kernel::Auto, o.autotune = true;
+    o.devices = {args.device};
+    auto op = cuda::make_operator(
+        CsrPointers<S>{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols}, o);
+    for (int i = 0; i < 8 * cuda::kAutotuneTrials; ++i)  // more than the candidates need
+      op->apply_device(S(1), dx.data(), S(0), dy.data());
+    KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
+    op->apply_device(S(1), dx.data(), S(0), dy.data());
+    std::vector<S> y(a.nrows);
+    dy.download(y.data());
+    r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
+    r.ok = r.rel_error <= reference::tolerance<S>();
+    std::vector<double> ms;
+    for (int i = 0; i < args.reps; ++i) {
+      op->apply_device(S(1), dx.data(), S(0), dy.data());
+      ms.push_back(op->timings().kernel_ms);
+    }
+    r.ms = median(ms);
+    r.note = std::string("autotune kept ") + to_string(op->kernel());
+    r.gbps = bytes_moved(a) / (r.ms * 1e6);
+    r.copy_ratio = r.gbps / copy;
+    r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
+    r.speedup = cusparse_ms / r.ms;
+    std::cerr << fmt(r.ms) << " ms, err " << fmt(r.rel_error) << ", " << r.note << "\n";
+  } catch (const Error& e) {
+    r.ok = false;
+    r.note = e.what();
+    std::cerr << "ERROR " << e.what() << "\n";
+  }
+  return r;
+}
+
 template <class S>
 void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* precision,
                   const Args& args, double copy, std::vector<Result>& out) {
   CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
   const Offset nnz = a.nnz();
-  const double bytes = nnz * (sizeof(S) + 4.0) + (a.nrows + 1) * 4.0 +
-                       (static_cast<double>(a.ncols) + a.nrows) * sizeof(S);
+  const double bytes = bytes_moved(a);
   // One fresh random x per matrix and precision (never zeros); its reference is computed once.
   std::vector<S> x(a.ncols), ref(a.nrows);
   std::mt19937_64 gen(std::hash<std::string>{}(name) ^ sizeof(S));
@@ -260,6 +318,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
     }
     out.push_back(r);
   }
+  if (args.autotune)
+    out.push_back(bench_autotuned(name, a, x, ref, dx, dy, args, copy, cusparse_ms));
 }
 
 template <class S>
@@ -274,6 +334,14 @@ void run_one(const std::string& name, const std::function<CsrMatrix<S>()>& load,
   bench_matrix<S>(name, a, precision, args, copy, out);
 }
 
+// A CSV field: quoted when it holds a comma or a quote (generator specs hold commas).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
 void write_outputs(const Args& args, const std::vector<Result>& results, double copy) {
   fs::create_directories(args.out);
   std::ofstream csv(fs::path(args.out) / "spmv_bench.csv");
@@ -283,9 +351,9 @@ void write_outputs(const Args& args, const std::vector<Result>& results, double 
     std::string note = r.note;
     std::replace(note.begin(), note.end(), ',', ';');
     std::replace(note.begin(), note.end(), '\n', ' ');
-    csv << r.matrix << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision << ','
-        << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.gbps) << ',' << fmt(r.copy_ratio) << ','
-        << fmt(r.gflops) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_error) << ','
+    csv << csv_field(r.matrix) << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision
+        << ',' << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.gbps) << ',' << fmt(r.copy_ratio)
+        << ',' << fmt(r.gflops) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_error) << ','
         << (r.ok ? 1 : 0) << ',' << fmt(r.h2d_ms) << ',' << fmt(r.cusparse_copy_spmv_ms) << ','
         << note << '\n';
   }

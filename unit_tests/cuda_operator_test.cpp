@@ -187,15 +187,19 @@ TEST(CudaOperatorErrors, TimingsAreFilledAfterApply) {
 #ifdef KSPMV_HAVE_CUDA
 // The Kernel::Auto rule (cuda_operator.hpp) on row shapes alone: no GPU needed.
 TEST(CudaAutoRule, FollowsTheDocumentedThresholds) {
-  cuda::RowShape power_law{20000, 10000, 20, 5, 0.5};
-  EXPECT_EQ(cuda::auto_kernel(power_law), Kernel::CsrVector);
-  cuda::RowShape irregular_short{5000, 40, 5, 1.4, 0.5};
-  EXPECT_EQ(cuda::auto_kernel(irregular_short), Kernel::Cusparse);
+  const Offset big = cuda::kAutoLatencyNnz;
   EXPECT_EQ(cuda::auto_kernel(cuda::RowShape{}), Kernel::CsrVector);
-  cuda::RowShape regular{27000, 27, 27, 0.04, 0.2};  // partial-overlap once built
-  const Kernel k = cuda::auto_kernel(regular);
-  EXPECT_TRUE(k == Kernel::PartialOverlap || k == Kernel::CsrVector) << to_string(k);
-  EXPECT_TRUE(cuda::kernel_available(k));
+  // Latency-bound: skewed or very regular -> seg, otherwise csr-vector.
+  EXPECT_EQ(cuda::auto_kernel({20000, 10000, 20, 5}), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({50000, 5, 5, 0.05}), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({50000, 50, 5, 1.5}), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({100000, 16, 6, 0.22}), Kernel::CsrVector);
+  // Bandwidth-bound.
+  EXPECT_EQ(cuda::auto_kernel({big, 10000, 30, 5}), Kernel::Cusparse);  // power law
+  EXPECT_EQ(cuda::auto_kernel({big, 100, 30, 1.2}), Kernel::Cusparse);
+  EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}), Kernel::CsrVector);  // 2D stencil
+  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}), Kernel::Seg);     // 3D stencil
+  EXPECT_EQ(cuda::auto_kernel({big, 30, 15, 0.26}), Kernel::Cusparse);
 }
 
 TEST(CudaAutoRule, RowShapeOfAStencilAndOfOneLongRow) {
@@ -205,12 +209,11 @@ TEST(CudaAutoRule, RowShapeOfAStencilAndOfOneLongRow) {
   EXPECT_EQ(s.max, 5);
   EXPECT_DOUBLE_EQ(s.mean, 5);
   EXPECT_DOUBLE_EQ(s.cv, 0);
-  EXPECT_DOUBLE_EQ(s.seg_padding, 3.0 / 5);  // segments of 8
   const std::vector<Offset> one_long = {0, 1, 1, 9001, 9002};
   const cuda::RowShape l = cuda::row_shape(one_long.data(), 4);
   EXPECT_EQ(l.max, 9000);
   EXPECT_GT(l.cv, 1.5);
-  EXPECT_EQ(cuda::auto_kernel(l), Kernel::CsrVector);
+  EXPECT_EQ(cuda::auto_kernel(l), Kernel::Seg);
 }
 #endif
 

@@ -33,6 +33,30 @@ TEST(SegPlan, SegmentLengthKeepsPowersOfTwoAndClampsToOneAndTheMaximum) {
   EXPECT_EQ(seg_length_for(1e9), kMaxSegLength);
 }
 
+std::vector<Offset> rows_of(const std::vector<Offset>& lengths) {
+  std::vector<Offset> row_ptr = {0};
+  for (Offset l : lengths) row_ptr.push_back(row_ptr.back() + l);
+  return row_ptr;
+}
+
+TEST(SegPlan, MinTrafficLengthAvoidsThePaddingOfTheMeanRule) {
+  // 27-point stencil rows: the paper's rule pads 27 to 32 (18% more entries); 4 pads to 28.
+  const auto stencil = rows_of(std::vector<Offset>(100, 27));
+  EXPECT_EQ(seg_length_for(27.0), 32);
+  EXPECT_EQ(seg_length_min_traffic(stencil.data(), 100, 12), 4);
+  // Rows of exactly a power of two keep it; so does a matrix without rows or non-zeros.
+  const auto eights = rows_of(std::vector<Offset>(50, 8));
+  EXPECT_EQ(seg_length_min_traffic(eights.data(), 50, 12), 8);
+  EXPECT_EQ(seg_length_min_traffic(eights.data(), 0, 12), 1);
+  // Never longer than the mean rule, never shorter than an eighth of it.
+  const auto mixed = rows_of({1, 200, 3, 60, 7, 1000, 2, 90});
+  const int longest = seg_length_for(1363.0 / 8);
+  const int len = seg_length_min_traffic(mixed.data(), 8, 8);
+  EXPECT_LE(len, longest);
+  EXPECT_GE(len, longest / 8);
+  EXPECT_EQ(len & (len - 1), 0);
+}
+
 TEST(SegPlan, RejectsSegmentLengthsThatAreNotPowersOfTwoInRange) {
   const Offset row_ptr[] = {0, 3};
   for (int bad : {0, -4, 3, 12, 2 * kMaxSegLength}) {
@@ -80,7 +104,7 @@ TEST(SegPlan, LayoutPlacesEveryNonzeroOnceOnTheZoo) {
       SCOPED_TRACE(name + " seg_length " + std::to_string(len));
       const auto s = to_segmented(a, len);
       if (len == 0) {
-        EXPECT_EQ(s.seg_length, seg_length_for(a.nrows ? double(a.nnz()) / a.nrows : 0.0));
+        EXPECT_EQ(s.seg_length, seg_length_min_traffic(a.row_ptr.data(), a.nrows, 12));
       }
       expect_valid_layout(a, s);
     }

@@ -17,7 +17,6 @@
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
-#include "kspmv/formats/seg_plan.hpp"
 
 namespace kspmv::cuda {
 
@@ -58,22 +57,25 @@ RowShape row_shape(const Offset* row_ptr, Ordinal m) {
     sq += (len - s.mean) * (len - s.mean);
   }
   s.cv = s.mean > 0 ? std::sqrt(sq / m) / s.mean : 0;
-  if (s.nnz > 0) {
-    const SegSizes z = seg_sizes(row_ptr, m, seg_length_for(s.mean));
-    s.seg_padding = static_cast<double>(z.padded_nnz - z.nnz) / static_cast<double>(z.nnz);
-  }
   return s;
 }
 
 Kernel auto_kernel(const RowShape& s) {
-  Kernel k = Kernel::PartialOverlap;
-  if (s.nnz == 0 || s.max > 4096 || s.cv > 2)
-    k = Kernel::CsrVector;
-  else if (s.mean < 17 && s.cv > 1)
+  if (s.nnz == 0) return Kernel::CsrVector;
+  const bool skewed = s.max > 8 * s.mean + 32;  // a few rows far longer than the rest
+  Kernel k = Kernel::CsrVector;
+  if (s.nnz < kAutoLatencyNnz) {
+    if (skewed || s.cv > 1 || s.cv < 0.15) k = Kernel::Seg;
+  } else if (skewed || s.cv > 1) {
     k = Kernel::Cusparse;
-  else if (s.cv < 0.25 && s.seg_padding < 0.05)
-    k = seg_length_for(s.mean) >= 32 ? Kernel::SegR : Kernel::Seg;
-  return kernel_available(k) ? k : Kernel::CsrVector;
+  } else if (s.mean < 6 && s.cv < 0.5) {
+    k = Kernel::CsrVector;
+  } else if (s.cv < 0.2) {
+    k = Kernel::Seg;
+  } else {
+    k = Kernel::Cusparse;
+  }
+  return kernel_available(k) ? k : Kernel::Cusparse;
 }
 
 template <class Scalar>

@@ -37,23 +37,30 @@ bool kernel_available(Kernel kernel);
 // What Kernel::Auto reads of a matrix: row-length statistics from row_ptr alone.
 struct RowShape {
   Offset nnz = 0;
-  Offset max = 0;          // longest row
-  double mean = 0;         // nnz / m
-  double cv = 0;           // coefficient of variation stddev / mean (0 when mean == 0)
-  double seg_padding = 1;  // padded / real non-zeros - 1 of segSpMV's layout (1 when nnz == 0)
+  Offset max = 0;   // longest row
+  double mean = 0;  // nnz / m
+  double cv = 0;    // coefficient of variation stddev / mean (0 when mean == 0)
 };
 RowShape row_shape(const Offset* row_ptr, Ordinal m);
 
-// The Kernel::Auto rule (no timing), from the RowShape:
-//   1. no non-zeros                                                       -> csr-vector
-//   2. long rows (max > 4096) or power law (cv > 2)                       -> csr-vector (its
-//      long-row path spreads each long row over many warps)
-//   3. short irregular rows (mean < 17, 1 < cv <= 2): one thread per row diverges -> cusparse
-//   4. regular rows (cv < 0.25) that segments fit with < 5% padding       -> seg (seg-r when the
-//      segment length is >= 32)
-//   5. otherwise                                                          -> partial-overlap
-// A choice whose family is not built falls back to csr-vector. The thresholds are first
-// estimates; perf_tests/run_gpu_suite.sh measures auto against cuSPARSE on every matrix.
+// Below this many non-zeros an SpMV takes a few microseconds and launch latency decides; above
+// it, memory bandwidth does.
+inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
+
+// The Kernel::Auto rule (no timing), from the RowShape. "Skewed": max > 8 * mean + 32.
+//   no non-zeros                                        -> csr-vector
+//   nnz < kAutoLatencyNnz (latency-bound):
+//     skewed, power law (cv > 1) or very regular rows   -> seg (balanced tiles, one pass)
+//     (cv < 0.15)
+//     otherwise                                         -> csr-vector (one light kernel)
+//   nnz >= kAutoLatencyNnz (bandwidth-bound):
+//     skewed or power law (cv > 1)                      -> cusparse
+//     short regular rows (mean < 6, cv < 0.5)           -> csr-vector
+//     regular rows (cv < 0.2)                           -> seg (coalesced tiles, little padding)
+//     otherwise                                         -> cusparse
+// Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
+// measured faster than cuSPARSE, the rule keeps cuSPARSE. A choice whose family is not built
+// falls back to cusparse. Options::autotune times the candidates instead.
 Kernel auto_kernel(const RowShape& shape);
 
 // A kernel bound to one matrix on the current device: csr-vector, cusparse, cusparse-alg2 and

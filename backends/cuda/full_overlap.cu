@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/overlap_kernels.hpp"
 #include "backends/cuda/vector_ops.hpp"
 
@@ -41,16 +42,20 @@ class FullOverlap final : public DeviceSpmv<S> {
     const auto batches = overlap::device_batches(plan.batches);
     batches_d_ = DeviceBuffer<overlap::DeviceBatch>(batches.size());
     batches_d_.upload(batches.data());
-    long_rows_d_ = DeviceBuffer<Ordinal>(plan.long_rows.size());
-    long_rows_d_.upload(plan.long_rows.data());
     for (std::size_t i = 0; i < big_.size(); ++i) {
+      const auto first = plan.long_rows.begin();
+      long_rows_.emplace_back(
+          host.row_ptr, host.m,
+          std::vector<Ordinal>(first + big_[i].long_begin, first + big_[i].long_end));
       streams_.emplace_back();
       copied_.emplace_back(false);
       done_.emplace_back(false);
     }
   }
 
-  // Alg. 8, with the long rows of each big batch on its stream after its batches.
+  // Alg. 8, with the long rows of each big batch on its stream after its batches. The copies are
+  // chained in big-batch order, so that batch i's data arrives whole before batch i+1's starts
+  // and only the last big batch's kernels run after the transfer ends.
   void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
     if (alpha == S(0)) return scale_vector(y, m_, beta, stream);  // A unread, nothing sent
     // Nothing of this run starts before the caller's work and the previous run are done (the
@@ -61,6 +66,7 @@ class FullOverlap final : public DeviceSpmv<S> {
       const cudaStream_t s = streams_[i].get();
       KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, start_.get(), 0));
       if (ran_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, finished_.get(), 0));
+      if (i > 0) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, copied_[i - 1].get(), 0));
       copy(col_d_.data(), col_h_.data(), g.nnz_begin, g.nnz_end, s);
       copy(val_d_.data(), val_h_.data(), g.nnz_begin, g.nnz_end, s);
       if (g.row_begin < g.row_end)
@@ -72,8 +78,8 @@ class FullOverlap final : public DeviceSpmv<S> {
       const overlap::MatrixRefs<S> refs{row_ptr_d_.data() + i, col_d_.data(), val_d_.data(), nnz_};
       kernels_.run_batches(batches_d_.data() + g.batch_begin, g.batch_end - g.batch_begin, refs,
                            alpha, x, beta, y, s);
-      kernels_.run_long_rows(long_rows_d_.data() + g.long_begin, g.long_end - g.long_begin, refs,
-                             alpha, x, beta, y, s);
+      long_rows_[i].run({row_ptr_d_.data(), col_d_.data(), val_d_.data(), m_, 0}, alpha, x, beta, y,
+                        s);
       done_[i].record(s);
       KSPMV_CUDA_CHECK(cudaStreamWaitEvent(stream, done_[i].get(), 0));
     }
@@ -82,8 +88,9 @@ class FullOverlap final : public DeviceSpmv<S> {
   }
   Kernel kernel() const override { return Kernel::FullOverlap; }
   std::size_t extra_device_bytes() const override {
-    return row_ptr_d_.bytes() + col_d_.bytes() + val_d_.bytes() + batches_d_.bytes() +
-           long_rows_d_.bytes();
+    std::size_t bytes = row_ptr_d_.bytes() + col_d_.bytes() + val_d_.bytes() + batches_d_.bytes();
+    for (const auto& l : long_rows_) bytes += l.device_bytes();
+    return bytes;
   }
 
  private:
@@ -106,8 +113,8 @@ class FullOverlap final : public DeviceSpmv<S> {
   DeviceBuffer<Ordinal> col_d_;
   DeviceBuffer<S> val_d_;
   DeviceBuffer<overlap::DeviceBatch> batches_d_;
-  DeviceBuffer<Ordinal> long_rows_d_;
-  std::vector<Stream> streams_;  // one per big batch
+  std::vector<LongRowPath<S>> long_rows_;  // per big batch
+  std::vector<Stream> streams_;            // one per big batch
   std::vector<Event> copied_, done_;
   Event start_{false}, finished_{false};
   bool ran_ = false;

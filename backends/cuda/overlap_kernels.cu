@@ -156,30 +156,6 @@ __global__ void __launch_bounds__(kBlock, 4)
   }
 }
 
-// Alg. 9: a block per long row; warp sums in shared memory, summed by the first warp.
-template <class S>
-__global__ void __launch_bounds__(kBlock)
-    long_row_kernel(const Ordinal* rows, int count, MatrixRefs<S> a, S alpha, const S* x, S beta,
-                    S* y) {
-  __shared__ S warp_sums[kBlock / 32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int r = blockIdx.x; r < count; r += gridDim.x) {
-    const Ordinal row = rows[r];
-    const DeviceOffset end = a.row_ptr[row + 1];
-    S sum = 0;
-    for (DeviceOffset k = a.row_ptr[row] + threadIdx.x; k < end; k += blockDim.x)
-      sum += __ldg(a.val + k) * __ldg(x + __ldg(a.col + k));
-    sum = warp_sum<32>(sum);
-    if (lane == 0) warp_sums[warp] = sum;
-    __syncthreads();
-    if (warp == 0) {
-      sum = warp_sum<32>(lane < kBlock / 32 ? warp_sums[lane] : S(0));
-      if (lane == 0) store(y, row, alpha, sum, beta);
-    }
-    __syncthreads();  // warp_sums is rewritten by the next row
-  }
-}
-
 int current_device_attribute(cudaDeviceAttr attr) {
   int device = 0, value = 0;
   KSPMV_CUDA_CHECK(cudaGetDevice(&device));
@@ -230,15 +206,6 @@ void Kernels<S>::run_batches(const DeviceBatch* batches, int count, const Matrix
   batch_kernel<S><<<grid, kBlock, shared_bytes_, stream>>>(batches, count, a, val_capacity_,
                                                            col_capacity_, alpha, x, beta, y);
   check_launch("kspmv::cuda::overlap::batch_kernel");
-}
-
-template <class S>
-void Kernels<S>::run_long_rows(const Ordinal* rows, int count, const MatrixRefs<S>& a, S alpha,
-                               const S* x, S beta, S* y, cudaStream_t stream) const {
-  if (count == 0) return;
-  const int grid = std::min(count, 8 * sm_count_);
-  long_row_kernel<S><<<grid, kBlock, 0, stream>>>(rows, count, a, alpha, x, beta, y);
-  check_launch("kspmv::cuda::overlap::long_row_kernel");
 }
 
 template class Kernels<float>;

@@ -1,6 +1,7 @@
 // Kernels shared by CSR-Partial-Overlap and CSR-Full-Overlap (Zeng & Zou 2023): the batch kernel
 // (Alg. 4-6: two shared-memory stages filled by cuda::memcpy_async while the block computes the
-// other one, a vector of 1..32 threads per row chosen per batch) and the long-row kernel (Alg. 9).
+// other one, a vector of 1..32 threads per row chosen per batch). Long rows (Alg. 9) go to the
+// shared long-row path (long_rows.hpp), which spreads one row over many warps.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -43,9 +44,6 @@ class Kernels {
   // Alg. 4: runs batches[0, count) (device array) with y = alpha*A*x + beta*y on their rows.
   void run_batches(const DeviceBatch* batches, int count, const MatrixRefs<S>& a, S alpha,
                    const S* x, S beta, S* y, cudaStream_t stream) const;
-  // Alg. 9: one block per long row of rows[0, count) (device array).
-  void run_long_rows(const Ordinal* rows, int count, const MatrixRefs<S>& a, S alpha, const S* x,
-                     S beta, S* y, cudaStream_t stream) const;
   std::size_t shared_bytes() const { return shared_bytes_; }
 
  private:

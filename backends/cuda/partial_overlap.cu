@@ -1,5 +1,6 @@
 #include "backends/cuda/partial_overlap.hpp"
 
+#include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/overlap_kernels.hpp"
 #include "backends/cuda/vector_ops.hpp"
 
@@ -10,14 +11,14 @@ namespace {
 template <class S>
 class PartialOverlap final : public DeviceSpmv<S> {
  public:
-  PartialOverlap(std::shared_ptr<const DeviceCsr<S>> a, const BatchPlan& plan,
+  PartialOverlap(std::shared_ptr<const DeviceCsr<S>> a, const Offset* host_row_ptr, BatchPlan plan,
                  const BatchParams& params)
-      : a_(std::move(a)), kernels_(params.max_batch_size) {
+      : a_(std::move(a)),
+        kernels_(params.max_batch_size),
+        long_rows_(host_row_ptr, a_->m, std::move(plan.long_rows)) {
     const auto batches = overlap::device_batches(plan.batches);
     batches_ = DeviceBuffer<overlap::DeviceBatch>(batches.size());
     batches_.upload(batches.data());
-    long_rows_ = DeviceBuffer<Ordinal>(plan.long_rows.size());
-    long_rows_.upload(plan.long_rows.data());
   }
 
   void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
@@ -25,19 +26,19 @@ class PartialOverlap final : public DeviceSpmv<S> {
     const overlap::MatrixRefs<S> refs{a_->row_ptr.data(), a_->col.data(), a_->val.data(), a_->nnz};
     kernels_.run_batches(batches_.data(), static_cast<int>(batches_.size()), refs, alpha, x, beta,
                          y, stream);
-    kernels_.run_long_rows(long_rows_.data(), static_cast<int>(long_rows_.size()), refs, alpha, x,
-                           beta, y, stream);
+    // Alg. 9's long rows, each spread over many warps (one block per row is a cliff at 1e6 nnz).
+    long_rows_.run(a_->view(), alpha, x, beta, y, stream);
   }
   Kernel kernel() const override { return Kernel::PartialOverlap; }
   std::size_t extra_device_bytes() const override {
-    return batches_.bytes() + long_rows_.size() * sizeof(Ordinal);
+    return batches_.bytes() + long_rows_.device_bytes();
   }
 
  private:
   std::shared_ptr<const DeviceCsr<S>> a_;
   overlap::Kernels<S> kernels_;
   DeviceBuffer<overlap::DeviceBatch> batches_;
-  DeviceBuffer<Ordinal> long_rows_;
+  LongRowPath<S> long_rows_;
 };
 
 }  // namespace
@@ -48,8 +49,8 @@ std::unique_ptr<DeviceSpmv<S>> make_partial_overlap(std::shared_ptr<const Device
                                                     const BatchParams& params) {
   if (!device || device->m != host.m || device->n != host.n || device->nnz != host.nnz())
     throw InvalidArgument("make_partial_overlap: the device and host matrices differ");
-  const BatchPlan plan = make_batch_plan(host.row_ptr, host.m, params);
-  return std::make_unique<PartialOverlap<S>>(std::move(device), plan, params);
+  return std::make_unique<PartialOverlap<S>>(std::move(device), host.row_ptr,
+                                             make_batch_plan(host.row_ptr, host.m, params), params);
 }
 
 template std::unique_ptr<DeviceSpmv<float>> make_partial_overlap(

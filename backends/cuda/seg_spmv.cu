@@ -180,7 +180,8 @@ template <class S>
 class SegSpmv final : public DeviceSpmv<S> {
  public:
   SegSpmv(const CsrPointers<S>& a, bool tree, int seg_length) : tree_(tree), m_(a.m) {
-    if (seg_length == 0) seg_length = seg_length_for(a.m > 0 ? double(a.nnz()) / a.m : 0.0);
+    if (seg_length == 0)
+      seg_length = seg_length_min_traffic(a.row_ptr, a.m, int(sizeof(S) + sizeof(Ordinal)));
     const SegSizes sizes = seg_sizes(a.row_ptr, a.m, seg_length);
     if (sizes.segments > std::numeric_limits<DeviceOffset>::max()) {
       throw UnsupportedError("segmented layout has " + std::to_string(sizes.segments) +

@@ -12,9 +12,9 @@ namespace kspmv::cuda {
 // Builds the segmented layout of `host` (host pointers) and uploads it, with its tile plan, to
 // the current device; the kernel holds its own padded arrays (no DeviceCsr). tree_reduce picks
 // segSpMV-r (Kernel::SegR, for long segments) over segSpMV (Kernel::Seg). seg_length 0 takes
-// seg_length_for(nnz / m); otherwise a power of two in [1, kMaxSegLength] (InvalidArgument).
-// Throws UnsupportedError when the matrix has 2^31 segments or more. run() uses work buffers of
-// the object: one run at a time per object.
+// seg_length_min_traffic (seg_plan.hpp); otherwise a power of two in [1, kMaxSegLength]
+// (InvalidArgument). Throws UnsupportedError when the matrix has 2^31 segments or more. run() uses
+// work buffers of the object: one run at a time per object.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_seg(const CsrPointers<Scalar>& host, bool tree_reduce,
                                              int seg_length = 0);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "kspmv/core/error.hpp"
 
@@ -19,6 +20,27 @@ int seg_length_for(double mean_row_length) {
   int length = 1;
   while (length < kMaxSegLength && length < mean_row_length) length *= 2;
   return length;
+}
+
+int seg_length_min_traffic(const Offset* row_ptr, Ordinal m, int entry_bytes) {
+  const int longest = seg_length_for(m > 0 ? double(row_ptr[m] - row_ptr[0]) / m : 0.0);
+  const int shortest = std::max(1, longest / 8);
+  std::vector<Offset> segments;  // per candidate, shortest first
+  for (int len = shortest; len <= longest; len *= 2) segments.push_back(0);
+  for (Ordinal i = 0; i < m; ++i) {
+    const Offset length = row_ptr[i + 1] - row_ptr[i];
+    for (std::size_t c = 0; c < segments.size(); ++c)
+      segments[c] += segments_of(length, shortest << c);
+  }
+  int best = longest;
+  double best_bytes = std::numeric_limits<double>::infinity();
+  for (std::size_t c = segments.size(); c-- > 0;) {  // longest first: ties keep the longer
+    const int len = shortest << c;
+    const double bytes =
+        double(segments[c]) * len * entry_bytes + double(segments[c]) * entry_bytes / 4.0;
+    if (bytes < best_bytes) best = len, best_bytes = bytes;
+  }
+  return best;
 }
 
 SegSizes seg_sizes(const Offset* row_ptr, Ordinal m, int seg_length) {

@@ -20,6 +20,14 @@ constexpr int kMaxSegLength = 1024;
 // paper's own rule and are not reproduced.
 int seg_length_for(double mean_row_length);
 
+// The default segment length of kspmv (a refinement of the paper's rule, which looks at the mean
+// alone and pads 27-entry stencil rows to 32): among the powers of two L in
+// [seg_length_for(mean) / 8, seg_length_for(mean)], the one with the least traffic
+// padded_nnz(L) * entry_bytes + segments(L) * entry_bytes / 4 (a segment's sum in shared memory
+// costs about a quarter of an entry's load); ties go to the longer L. entry_bytes: bytes of one
+// value and its column index (12 in double, 8 in float).
+int seg_length_min_traffic(const Offset* row_ptr, Ordinal m, int entry_bytes);
+
 // Sizes of the segmented layout of a CSR row_ptr (m + 1 entries) for a seg_length.
 struct SegSizes {
   Offset segments = 0;    // sum over rows of ceil(len / seg_length); empty rows have none

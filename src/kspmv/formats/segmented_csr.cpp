@@ -13,7 +13,8 @@ constexpr Ordinal kFillRows = 4096;
 template <class Scalar>
 SegmentedCsr<Scalar> to_segmented(const CsrMatrix<Scalar>& a, int seg_length) {
   const Ordinal m = a.nrows;
-  if (seg_length == 0) seg_length = seg_length_for(m > 0 ? double(a.nnz()) / m : 0.0);
+  if (seg_length == 0)
+    seg_length = seg_length_min_traffic(a.row_ptr.data(), m, int(sizeof(Scalar) + sizeof(Ordinal)));
   const SegSizes sizes = seg_sizes(a.row_ptr.data(), m, seg_length);
 
   SegmentedCsr<Scalar> s;

@@ -25,7 +25,7 @@ struct SegmentedCsr {
   Offset padded_nnz() const { return segments() * seg_length; }
 };
 
-// Builds the segmented layout of `a`; seg_length 0 picks seg_length_for(nnz / nrows).
+// Builds the segmented layout of `a`; seg_length 0 picks seg_length_min_traffic (seg_plan.hpp).
 // Throws InvalidArgument for a seg_length that is not a power of two in [1, kMaxSegLength].
 template <class Scalar>
 SegmentedCsr<Scalar> to_segmented(const CsrMatrix<Scalar>& a, int seg_length = 0);
