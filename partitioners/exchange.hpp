@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "partitioners/partition_plan.hpp"
 
@@ -13,15 +14,23 @@ enum class Exchange {
               // (Gao et al. 2024, Fig. 2); redundant blocks are computed everywhere, never sent
   Merge,      // partial y of every device summed on device 0, beta applied once (MSREP Alg. 3/5/7)
   Halo,       // each device owns its rows of x and y and receives only the x entries it needs
+  Auto,       // the CUDA executor times every exchange that applies and keeps the fastest for
+              // the ExchangeUse; the host emulation takes the fewest bytes exchanged
 };
 
-// "allgather", "merge", "halo".
+// What Auto measures: one apply (x given on every device, y wherever the exchange leaves it),
+// or an iterative solve where y becomes the next x (Merge then also broadcasts y).
+enum class ExchangeUse { Apply, Iterative };
+
+// "allgather", "merge", "halo", "auto".
 const char* to_string(Exchange e);
 Exchange parse_exchange(const std::string& name);
 
 // Which exchanges a scheme supports. AllGather: row-disjoint schemes (Rows, NZ, 2NZ, LRA,
 // LRA+RC). Merge: every scheme except LRA+RC (a redundant block has no single owner to merge).
-// Halo: Rows, NZ, 2NZ, LRA (every row owned by exactly one device).
+// Halo: Rows, NZ, 2NZ, LRA (every row owned by exactly one device). Auto: every scheme.
 bool exchange_applies(Scheme s, Exchange e);
+// The exchanges Auto chooses from for a scheme: AllGather, Merge, Halo where they apply.
+std::vector<Exchange> exchange_candidates(Scheme s);
 
 }  // namespace kspmv::part

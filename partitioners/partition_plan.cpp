@@ -169,6 +169,22 @@ LraParams table3_defaults(Scheme s, double mean_nnz_per_row) {
   return {0.0, 0.0};
 }
 
+std::vector<LraParams> tuning_candidates(Scheme s, double mean_nnz_per_row) {
+  const bool sparse_rows = mean_nnz_per_row < 8;
+  if (s == Scheme::LRA)
+    return sparse_rows ? std::vector<LraParams>{{0.50, 0}, {0.40, 0}, {0.60, 0}}
+                       : std::vector<LraParams>{{0.325, 0}, {0.25, 0}, {0.40, 0}};
+  if (s == Scheme::LRARC)
+    return sparse_rows ? std::vector<LraParams>{{0.375, 0.20},
+                                                {0.35, 0.15},
+                                                {0.40, 0.25},
+                                                {0.35, 0.25},
+                                                {0.40, 0.15}}
+                       : std::vector<LraParams>{
+                             {0.30, 0.025}, {0.25, 0.0}, {0.35, 0.05}, {0.25, 0.05}, {0.35, 0.0}};
+  return {};
+}
+
 std::vector<Ordinal> split_nz(const Offset* row_ptr, Ordinal r0, Ordinal r1, int parts) {
   std::vector<Ordinal> b(parts + 1, r0);
   b[parts] = r1;

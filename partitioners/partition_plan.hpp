@@ -76,6 +76,13 @@ struct LraParams {
 };
 LraParams table3_defaults(Scheme s, double mean_nnz_per_row);
 
+// What the online tuner tries (Table 3 ranges; the paper tunes d_l, d_c in the first
+// iterations): the Table 3 default first, then the ends of the ranges. LRA, mean < 8: d_l in
+// {0.50, 0.40, 0.60}; mean >= 8: {0.325, 0.25, 0.40}. LRA+RC, mean < 8: (d_l, d_c) in
+// {(0.375, 0.20), (0.35, 0.15), (0.40, 0.25), (0.35, 0.25), (0.40, 0.15)}; mean >= 8:
+// {(0.30, 0.025), (0.25, 0.0), (0.35, 0.05), (0.25, 0.05), (0.35, 0.0)}. Other schemes: none.
+std::vector<LraParams> tuning_candidates(Scheme s, double mean_nnz_per_row);
+
 // Partitions the m x n CSR matrix whose row pointer (m + 1 entries) is row_ptr. Reads only
 // row_ptr: O(ndevices log m), plus O(m) for the longest-row search of LRA and LRA+RC.
 // Throws InvalidArgument for ndevices < 1, d_l or d_c outside [0, 1] or d_l + d_c > 1, and for

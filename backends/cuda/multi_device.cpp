@@ -3,6 +3,7 @@
 #include "backends/cuda/multi_device.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -17,6 +18,12 @@ using part::Role;
 using part::Scheme;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 // Runs f with `device` current, for destructors: errors are ignored, never thrown.
 template <class F>
@@ -136,6 +143,16 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
       throw InvalidArgument("MultiDeviceSpmv: CUDA device " + std::to_string(dev) +
                             " does not exist (" + std::to_string(count) + " devices)");
   enable_peer_access(o.devices);
+  if (exchange_ == Exchange::Auto) {  // one candidate executor alive at a time
+    for (Exchange e : part::exchange_candidates(plan.scheme)) {
+      MultiDeviceOptions c = o;
+      c.exchange = e;
+      trials_.push_back({e, MultiDeviceSpmv(host, plan, c).time_apply(o.use)});
+    }
+    exchange_ = std::min_element(trials_.begin(), trials_.end(), [](const auto& a, const auto& b) {
+                  return a.ms < b.ms;
+                })->exchange;
+  }
 
   int nslots = 1;
   for (const auto& b : plan.blocks) nslots = std::max(nslots, b.stream_slot + 1);
@@ -180,8 +197,10 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
   const auto x_owner = [&](Ordinal j) {
     return row_owner[static_cast<Ordinal>(static_cast<Offset>(j) * m / n)];
   };
+  auto halo_start = Clock::now();
   if (exchange_ == Exchange::Halo && m > 0)
     for (Ordinal j = 0; j < n; ++j) devs_[x_owner(j)]->owned_cols.push_back(j);
+  halo_setup_ms_ = ms_since(halo_start);
 
   pieces_.resize(plan.blocks.size());
   std::vector<Ordinal> local(exchange_ == Exchange::Halo ? n : 0);
@@ -189,6 +208,7 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
     Dev& dev = *devs_[d];
     // Halo: number this device's columns; collect and group the entries it receives.
     if (exchange_ == Exchange::Halo) {
+      halo_start = Clock::now();
       std::fill(local.begin(), local.end(), -1);
       for (std::size_t k = 0; k < dev.owned_cols.size(); ++k)
         local[dev.owned_cols[k]] = static_cast<Ordinal>(k);
@@ -224,6 +244,7 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
       }
       dev.halo = halo.size();
       dev.local_size = std::max(dev.owned_cols.size() + halo.size(), dev.owned_rows.size());
+      halo_setup_ms_ += ms_since(halo_start);
     }
     // One local CSR piece per block (MSREP Alg. 2: local row_ptr = row_ptr - start_idx).
     DeviceGuard guard(dev.device);
@@ -515,6 +536,22 @@ void MultiDeviceSpmv<S>::run(S alpha, const MultiVector<S>& x, S beta, MultiVect
   }
   for (auto& dev : devs_) dev->end.synchronize();
   collect_timings();
+}
+
+template <class S>
+double MultiDeviceSpmv<S>::time_apply(part::ExchangeUse use) {
+  auto x = make_vector(), y = make_vector();
+  const std::vector<S> ones(n_, S(1));
+  upload(ones.data(), n_, x);
+  std::vector<double> ms;
+  for (int i = 0; i <= kAutoExchangeTrials; ++i) {  // the first is a warm-up
+    const auto t0 = Clock::now();
+    run(S(1), x, S(0), y, true);
+    if (use == part::ExchangeUse::Iterative && exchange_ == Exchange::Merge) broadcast(y);
+    if (i > 0) ms.push_back(ms_since(t0));
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
 }
 
 template <class S>

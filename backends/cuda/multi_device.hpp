@@ -61,21 +61,29 @@ struct MultiDeviceOptions {
   // Single-GPU kernel of every block; Auto picks per block from its row statistics
   // (cuda::auto_kernel). FullOverlap (streamed matrix) is not supported here.
   Kernel kernel = Kernel::Auto;
+  // Exchange::Auto: what the candidates are timed on (see exchange_trials()).
+  part::ExchangeUse use = part::ExchangeUse::Iterative;
 };
 
-// Milliseconds of the last apply on one plan device, from events on that device: kernels (from
-// the start of its first kernel to the end of its last), exchange (the rest: halo sends before
-// the kernels, y sends after them, merges), total (its whole apply).
-struct DeviceTimings {
-  double kernel_ms = 0, exchange_ms = 0, total_ms = 0;
+// Exchange::Auto: the median milliseconds (host clock, kAutoExchangeTrials after one warm-up)
+// of one candidate's apply on device vectors, plus its broadcast of y for Merge in iterative use.
+struct ExchangeTrial {
+  part::Exchange exchange;
+  double ms;
 };
+inline constexpr int kAutoExchangeTrials = 5;
+
+// Milliseconds of the last apply on one plan device (kspmv/core/operator_impl.hpp).
+using kspmv::DeviceTimings;
 
 template <class S>
 class MultiDeviceSpmv {
  public:
   // Uploads one local CSR piece per block to its device (local row_ptr = row_ptr - nnz_begin,
   // MSREP Alg. 2; pCOO runs as the same non-zero ranges in CSR) and builds its kernel; for Halo
-  // computes once which x entries each device receives from which owner. Throws InvalidArgument
+  // computes once which x entries each device receives from which owner. Exchange::Auto first
+  // builds and times, one at a time, an executor for every exchange that applies to the scheme
+  // (part::exchange_candidates) and keeps the fastest. Throws InvalidArgument
   // for a plan made for another matrix or a devices list of the wrong length / unknown ids, and
   // UnsupportedError for an exchange that does not apply to the scheme, for pCSC and for
   // Kernel::FullOverlap.
@@ -121,6 +129,10 @@ class MultiDeviceSpmv {
   // The kernel of each block, in plan order (Auto resolved).
   std::vector<Kernel> block_kernels() const;
   const std::vector<DeviceTimings>& timings() const { return timings_; }
+  // Host milliseconds the constructor spent finding the x entries each device receives (Halo).
+  double halo_setup_ms() const { return halo_setup_ms_; }
+  // Exchange::Auto: every candidate's time (empty for an explicit exchange).
+  const std::vector<ExchangeTrial>& exchange_trials() const { return trials_; }
   // Bytes one apply sends between devices, summed over devices.
   std::size_t exchange_bytes() const;
 
@@ -130,6 +142,8 @@ class MultiDeviceSpmv {
   void run(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y, bool exchange_y);
   void check_vector(const MultiVector<S>& v, const char* name) const;
   void collect_timings();
+  // Median host milliseconds of kAutoExchangeTrials applies for `use` (Exchange::Auto).
+  double time_apply(part::ExchangeUse use);
 
   part::PartitionPlan plan_;
   part::Exchange exchange_;
@@ -138,6 +152,8 @@ class MultiDeviceSpmv {
   std::vector<std::unique_ptr<Piece>> pieces_;  // plan order
   std::unique_ptr<MultiVector<S>> hx_, hy_;     // staging of the host-vector apply
   std::vector<DeviceTimings> timings_;
+  double halo_setup_ms_ = 0;
+  std::vector<ExchangeTrial> trials_;
 };
 
 // Kernels of the executor (multi_device.cu), enqueued on `stream` of the current device.

@@ -2,6 +2,7 @@
 #include "backends/host/multi_device.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <utility>
 
@@ -57,6 +58,15 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
   const Ordinal* idx = pcsc ? csc.row_idx.data() : a.col_idx.data();
   const S* val = pcsc ? csc.values.data() : a.values.data();
   check_plan(plan, ptr, pcsc ? n : m, m, n, a.nnz());
+  if (exchange_ == Exchange::Auto) {  // the candidate that sends the fewest bytes
+    std::size_t fewest = 0;
+    for (Exchange e : part::exchange_candidates(plan.scheme)) {
+      const MultiDeviceHost candidate(a, plan, e);
+      std::size_t bytes = 0;
+      for (const auto& t : candidate.exchange_bytes()) bytes += t.bytes_received;
+      if (exchange_ == Exchange::Auto || bytes < fewest) exchange_ = e, fewest = bytes;
+    }
+  }
 
   devices_.resize(plan.ndevices);
   for (const auto& b : plan.blocks) {
@@ -79,7 +89,7 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
 
   traffic_.assign(plan.ndevices, DeviceTraffic{});
   const std::size_t nd = devices_.size();
-  if (exchange == Exchange::AllGather) {
+  if (exchange_ == Exchange::AllGather) {
     std::vector<std::size_t> owned(nd, 0);
     for (std::size_t d = 0; d < nd; ++d) {
       devices_[d].y.resize(m);
@@ -88,7 +98,7 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
     }
     const std::size_t total = std::accumulate(owned.begin(), owned.end(), std::size_t{0});
     for (std::size_t d = 0; d < nd; ++d) traffic_[d] = {owned[d] * (nd - 1), total - owned[d]};
-  } else if (exchange == Exchange::Merge) {
+  } else if (exchange_ == Exchange::Merge) {
     devices_[0].y.resize(m);
     for (std::size_t d = 1; d < nd; ++d)
       for (const auto& pc : devices_[d].pieces) {
@@ -244,7 +254,50 @@ void MultiDeviceHost<S>::apply(S alpha, const S* x, S beta, S* y) {
   }
 }
 
+namespace {
+
+template <class S>
+class MultiDeviceOperator final : public OperatorImpl<S> {
+ public:
+  MultiDeviceOperator(const CsrMatrix<S>& a, const Options& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const part::Scheme scheme = part::parse_scheme(o.partition);
+    const int nd = static_cast<int>(o.devices.size());
+    const auto plan =
+        scheme == Scheme::PCSC
+            ? part::partition_pcsc(to_csc(a).col_ptr.data(), a.nrows, a.ncols, nd)
+            : part::partition(a.row_ptr.data(), a.nrows, a.ncols, {scheme, nd, o.d_l, o.d_c});
+    md_ = std::make_unique<MultiDeviceHost<S>>(a, plan, parse_exchange(o.exchange));
+    timings_.preprocess_ms = ms_since(t0);
+  }
+  void apply_host(S alpha, const S* x, S beta, S* y) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    md_->apply(alpha, x, beta, y);
+    timings_.total_ms = timings_.kernel_ms = ms_since(t0);
+  }
+  Kernel kernel() const override { return Kernel::Csr; }
+  Timings timings() const override { return timings_; }
+
+ private:
+  static double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::unique_ptr<MultiDeviceHost<S>> md_;
+  Timings timings_;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<OperatorImpl<S>> make_multi_operator(const CsrMatrix<S>& a, const Options& o) {
+  return std::make_unique<MultiDeviceOperator<S>>(a, o);
+}
+
 template class MultiDeviceHost<float>;
 template class MultiDeviceHost<double>;
+template std::unique_ptr<OperatorImpl<float>> make_multi_operator(const CsrMatrix<float>&,
+                                                                  const Options&);
+template std::unique_ptr<OperatorImpl<double>> make_multi_operator(const CsrMatrix<double>&,
+                                                                   const Options&);
 
 }  // namespace kspmv::host

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "kspmv/core/operator_impl.hpp"
 #include "kspmv/formats/csr.hpp"
 #include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
@@ -31,13 +33,17 @@ class MultiDeviceHost {
  public:
   // Copies each device's blocks into local pieces (local row_ptr = row_ptr - nnz_begin, MSREP
   // style; pCOO: local row indices; pCSC: a CSC of `a` with local column pointers) and, for Halo,
-  // computes once which x entries each device receives from which owner. Throws InvalidArgument
-  // when the plan does not describe `a` and UnsupportedError when the exchange does not apply.
+  // computes once which x entries each device receives from which owner. Exchange::Auto takes
+  // the candidate with the fewest bytes exchanged per apply (ties: AllGather, Merge, Halo).
+  // Throws InvalidArgument when the plan does not describe `a` and UnsupportedError when the
+  // exchange does not apply.
   MultiDeviceHost(const CsrMatrix<S>& a, const part::PartitionPlan& plan, Exchange exchange);
 
   // y = alpha*A*x + beta*y (beta == 0 overwrites y, NaN included). x: ncols, y: nrows entries.
   void apply(S alpha, const S* x, S beta, S* y);
 
+  // The exchange in use (Auto resolved).
+  Exchange exchange() const { return exchange_; }
   // Per device, the traffic of one apply (fixed at construction).
   const std::vector<DeviceTraffic>& exchange_bytes() const { return traffic_; }
   // Device d's y after the last apply: the whole y (AllGather: every device; Merge: device 0,
@@ -74,7 +80,17 @@ class MultiDeviceHost {
   std::vector<DeviceTraffic> traffic_;
 };
 
+// The host backend's Operator over Options::devices.size() emulated devices: the
+// Options::partition plan (pcsc through partition_pcsc) and Options::exchange (auto: fewest
+// bytes). timings() gives the whole apply; the emulation has no per-device clock.
+template <class S>
+std::unique_ptr<OperatorImpl<S>> make_multi_operator(const CsrMatrix<S>& a, const Options& o);
+
 extern template class MultiDeviceHost<float>;
 extern template class MultiDeviceHost<double>;
+extern template std::unique_ptr<OperatorImpl<float>> make_multi_operator(const CsrMatrix<float>&,
+                                                                         const Options&);
+extern template std::unique_ptr<OperatorImpl<double>> make_multi_operator(const CsrMatrix<double>&,
+                                                                          const Options&);
 
 }  // namespace kspmv::host

@@ -3,9 +3,11 @@
 #include <string>
 
 #include "backends/host/host_operator.hpp"
+#include "backends/host/multi_device.hpp"
 #include "kspmv/core/error.hpp"
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/multi_operator.hpp"
 #endif
 
 namespace kspmv {
@@ -21,8 +23,15 @@ int cuda_device_count() {
 template <class Scalar>
 Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
     : options_(std::move(options)), nrows_(a.nrows), ncols_(a.ncols) {
+  if (options_.devices == std::vector<int>{kAllDevices}) {
+    const int count = options_.backend == Backend::Host ? 1 : cuda_device_count();
+    if (count == 0) throw InvalidArgument("Operator: devices 'all' but no CUDA device is present");
+    options_.devices.clear();
+    for (int d = 0; d < count; ++d) options_.devices.push_back(d);
+  }
+  const bool multi = options_.devices.size() > 1;
   if (options_.backend == Backend::Host) {
-    impl_ = host::make_operator(a, options_);
+    impl_ = multi ? host::make_multi_operator(a, options_) : host::make_operator(a, options_);
     return;
   }
 #ifdef KSPMV_HAVE_CUDA
@@ -32,7 +41,10 @@ Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
   p.val = a.values.data();
   p.m = a.nrows;
   p.n = a.ncols;
-  impl_ = cuda::make_operator(p, options_);
+  if (multi)  // the Views are shared: they keep the matrix alive while the partition is tuned
+    impl_ = cuda::make_multi_operator(p, std::make_shared<const CsrMatrix<Scalar>>(a), options_);
+  else
+    impl_ = cuda::make_operator(p, options_);
 #else
   throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif

@@ -2,6 +2,8 @@
 // implements it in code that never sees Kokkos headers (DESIGN.md "Data model").
 #pragma once
 
+#include <vector>
+
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/options.hpp"
 #include "kspmv/core/types.hpp"
@@ -19,6 +21,13 @@ struct CsrPointers {
   OffsetT nnz() const { return m > 0 ? row_ptr[m] : (row_ptr ? row_ptr[0] : 0); }
 };
 
+// Milliseconds of the last apply on one device of a multi-device operator, from events on that
+// device: kernels (from the start of its first kernel to the end of its last), exchange (the
+// rest: halo sends before the kernels, y sends after them, merges), total (its whole apply).
+struct DeviceTimings {
+  double kernel_ms = 0, exchange_ms = 0, total_ms = 0;
+};
+
 // Milliseconds of the last apply (and of the one-time preprocessing).
 struct Timings {
   double preprocess_ms = 0;  // once, at construction
@@ -26,6 +35,9 @@ struct Timings {
   double kernel_ms = 0;      // SpMV kernels of the last apply
   double exchange_ms = 0;    // multi-device exchange of the last apply
   double total_ms = 0;       // the whole last apply
+  // Multi-device operators: per entry of Options::devices (kernel_ms and exchange_ms above are
+  // then the slowest device's); empty on one device.
+  std::vector<DeviceTimings> devices;
 };
 
 template <class Scalar>

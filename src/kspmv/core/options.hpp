@@ -38,13 +38,32 @@ Residency parse_residency(const std::string& name);
 // Every kernel name, in declaration order.
 std::vector<Kernel> all_kernels();
 
+// Options::devices = {kAllDevices}: every CUDA device present (the host backend: one).
+inline constexpr int kAllDevices = -1;
+
 struct Options {
   Backend backend = Backend::Host;
   Kernel kernel = Kernel::Auto;
   Residency residency = Residency::Resident;
-  std::vector<int> devices = {0};  // CUDA device ids
+  // CUDA device ids (repeats allowed: each entry is one device of the partition). More than one
+  // entry runs the matrix partitioned over them (cuda::MultiDeviceSpmv; the host backend
+  // emulates that many devices, host::MultiDeviceHost) with the settings below.
+  std::vector<int> devices = {0};
   // Kernel::Auto may time its candidates on the first calls of apply and keep the fastest.
   bool autotune = false;
+  // Multi-device partition scheme: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host only), pcoo
+  // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo
+  // (partitioners/exchange.hpp; auto times the candidates for a single apply).
+  std::string partition = "nz";
+  std::string exchange = "auto";
+  // LRA / LRA+RC row fractions; < 0: Table 3 default of Gao et al. 2024 by mean nnz/row.
+  double d_l = -1, d_c = -1;
+  // CUDA, LRA / LRA+RC with both fractions left at their defaults: the first applies try each
+  // of part::tuning_candidates (kPartitionTuneTrials applies each, every one a correct SpMV) and
+  // keep the fastest (the paper tunes d_l, d_c in the first iterations). false: Table 3 default.
+  bool tune_partition = true;
 };
+
+inline constexpr int kPartitionTuneTrials = 2;
 
 }  // namespace kspmv

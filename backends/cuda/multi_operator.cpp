@@ -1,0 +1,117 @@
+// Multi-device Operator of the CUDA backend and its online LRA / LRA+RC tuner.
+#include "backends/cuda/multi_operator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "backends/cuda/multi_device.hpp"
+
+namespace kspmv::cuda {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+template <class S>
+class MultiDeviceOperator final : public OperatorImpl<S> {
+ public:
+  MultiDeviceOperator(const CsrPointers<S>& host, std::shared_ptr<const void> keep,
+                      const Options& o)
+      : host_(host), keep_(std::move(keep)) {
+    const auto t0 = Clock::now();
+    if (o.residency == Residency::Streamed)
+      throw UnsupportedError("multi-device operator: the matrix is resident on the devices");
+    popt_ = {part::parse_scheme(o.partition), static_cast<int>(o.devices.size()), o.d_l, o.d_c};
+    mopt_ = {part::parse_exchange(o.exchange), o.devices, o.kernel, part::ExchangeUse::Apply};
+    const bool lra = popt_.scheme == part::Scheme::LRA || popt_.scheme == part::Scheme::LRARC;
+    if (lra && o.tune_partition && o.d_l < 0 && o.d_c < 0 && host.m > 0)
+      candidates_ = part::tuning_candidates(popt_.scheme, double(host.nnz()) / host.m);
+    current_ = build(0);
+    mopt_.exchange = current_->exchange();  // Auto resolved once, for every candidate
+    if (candidates_.empty()) keep_.reset();
+    timings_.preprocess_ms = ms_since(t0);
+  }
+
+  void apply_host(S alpha, const S* x, S beta, S* y) override {
+    const auto t0 = Clock::now();
+    current_->apply(alpha, x, beta, y);
+    timings_.total_ms = ms_since(t0);
+    timings_.devices = current_->timings();
+    double slowest = 0;
+    timings_.kernel_ms = timings_.exchange_ms = 0;
+    for (const auto& t : timings_.devices) {
+      timings_.kernel_ms = std::max(timings_.kernel_ms, t.kernel_ms);
+      timings_.exchange_ms = std::max(timings_.exchange_ms, t.exchange_ms);
+      slowest = std::max(slowest, t.total_ms);
+    }
+    timings_.h2d_ms = std::max(0.0, timings_.total_ms - slowest);
+    if (!candidates_.empty()) tune(slowest);
+  }
+
+  Kernel kernel() const override { return current_->block_kernels().front(); }
+  Timings timings() const override { return timings_; }
+
+ private:
+  // The executor of candidate k (the plain options when not tuning).
+  std::unique_ptr<MultiDeviceSpmv<S>> build(std::size_t k) const {
+    part::PartitionOptions p = popt_;
+    if (k < candidates_.size()) p.d_l = candidates_[k].d_l, p.d_c = candidates_[k].d_c;
+    const auto plan = part::partition(host_.row_ptr, host_.m, host_.n, p);
+    return std::make_unique<MultiDeviceSpmv<S>>(host_, plan, mopt_);
+  }
+
+  // After the trials of the current candidate: keep it if it beats the best so far, then move
+  // to the next one; after the last, the best stays and the matrix is let go.
+  void tune(double ms) {
+    if (++trials_ < kPartitionTuneTrials) return;
+    trials_ = 0;
+    if (ms < best_ms_) {
+      best_ms_ = ms;
+      best_ = std::move(current_);
+    }
+    current_.reset();
+    if (++next_ < candidates_.size()) {
+      current_ = build(next_);
+    } else {
+      current_ = std::move(best_);
+      candidates_.clear();
+      keep_.reset();
+    }
+  }
+
+  CsrPointers<S> host_;
+  std::shared_ptr<const void> keep_;
+  part::PartitionOptions popt_;
+  MultiDeviceOptions mopt_;
+  std::vector<part::LraParams> candidates_;  // empty: not tuning
+  std::size_t next_ = 0;
+  int trials_ = 0;
+  double best_ms_ = std::numeric_limits<double>::infinity();
+  std::unique_ptr<MultiDeviceSpmv<S>> current_, best_;
+  Timings timings_;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<OperatorImpl<S>> make_multi_operator(const CsrPointers<S>& host,
+                                                     std::shared_ptr<const void> keep_alive,
+                                                     const Options& options) {
+  return std::make_unique<MultiDeviceOperator<S>>(host, std::move(keep_alive), options);
+}
+
+template std::unique_ptr<OperatorImpl<float>> make_multi_operator(const CsrPointers<float>&,
+                                                                  std::shared_ptr<const void>,
+                                                                  const Options&);
+template std::unique_ptr<OperatorImpl<double>> make_multi_operator(const CsrPointers<double>&,
+                                                                   std::shared_ptr<const void>,
+                                                                   const Options&);
+
+}  // namespace kspmv::cuda
