@@ -1,11 +1,13 @@
 // Multi-GPU SpMV benchmark (Gao et al. 2024 §6; MSREP §5): per matrix, the best single-GPU
 // kernel on one GPU against N GPUs with each partition scheme (rows, NZ, 2NZ, LRA, LRA+RC,
-// pCSR) under every exchange that applies (allgather, merge, halo). Per case: median over
+// pCSR) under every exchange that applies (allgather, merge, halo) and under auto (the
+// executor times the candidates for a single apply and keeps the fastest). Per case: median over
 // --reps event-timed applies on device vectors of the slowest device's total, kernel and
 // exchange milliseconds; speedup over one GPU; the speedup bound that the peer bandwidth
-// measured in this run implies; partitioning and executor setup (halo columns included) in units
-// of one single-GPU SpMV; relative l2 error against the host reference (y poisoned with NaN).
-// Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out.
+// measured in this run implies; partitioning, executor setup and (Halo) the halo column setup in
+// units of one single-GPU SpMV; relative l2 error against the host reference (y poisoned with
+// NaN). Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out after every
+// matrix; stops starting new matrices after --time-limit seconds.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -29,40 +31,38 @@
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_device.hpp"
 #include "backends/host/reference.hpp"
+#include "bench_common.hpp"
 #include "kspmv/gen/generators.hpp"
+#include "kspmv/io/matrix_market.hpp"
 #include "partitioners/partition_plan.hpp"
 
 namespace {
 
 using namespace kspmv;
+using namespace kspmv::bench;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 const char* kUsage =
-    "usage: multi_gpu_bench [--gen SPEC]... [--quick] [--devices 0,1] [--reps N]\n"
-    "                       [--precision float|double] [--kernel K] [--out DIR]\n"
-    "  --gen SPEC    a generated matrix (kspmv::gen spec); repeatable; default: the large\n"
-    "                families (small ones with --quick)\n"
-    "  --devices     CUDA devices of the multi-GPU runs (default: every device; a device may\n"
-    "                be repeated to exercise the exchanges on one GPU)\n"
-    "  --kernel      single-GPU kernel of every block (default auto)\n";
+    "usage: multi_gpu_bench [--gen SPEC]... [--matrices DIR] [--largest K] [--quick]\n"
+    "                       [--devices 0,1|all] [--reps N] [--precision float|double]\n"
+    "                       [--kernel K] [--time-limit SECONDS] [--out DIR]\n"
+    "  --gen SPEC     a generated matrix (kspmv::gen spec); repeatable; default: the large\n"
+    "                 families, >= 5e7 non-zeros each (small ones with --quick)\n"
+    "  --matrices DIR also the K (--largest, default 3) largest Matrix Market files of DIR\n"
+    "  --devices      CUDA devices of the multi-GPU runs (default: all; a device may be\n"
+    "                 repeated to exercise the exchanges on one GPU)\n"
+    "  --kernel       single-GPU kernel of every block (default auto)\n"
+    "  --time-limit   no new matrix is started after this many seconds (default 150)\n";
 
 struct Args {
   std::vector<std::string> gens;
   std::vector<int> devices;
   bool quick = false;
-  int reps = 20;
-  std::string precision = "double", out = ".";
+  int reps = 20, largest = 3;
+  double time_limit_s = 150;
+  std::string precision = "double", out = ".", matrices, devices_text = "all";
   Kernel kernel = Kernel::Auto;
 };
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string p; std::getline(in, p, sep);)
-    if (!p.empty()) parts.push_back(p);
-  return parts;
-}
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -77,7 +77,13 @@ Args parse(int argc, char** argv) {
     else if (k == "--quick")
       a.quick = true;
     else if (k == "--devices")
-      for (const auto& d : split(value(), ',')) a.devices.push_back(std::stoi(d));
+      a.devices_text = value();
+    else if (k == "--matrices")
+      a.matrices = value();
+    else if (k == "--largest")
+      a.largest = std::max(0, std::stoi(value()));
+    else if (k == "--time-limit")
+      a.time_limit_s = std::stod(value());
     else if (k == "--reps")
       a.reps = std::max(1, std::stoi(value()));
     else if (k == "--precision") {
@@ -107,103 +113,8 @@ Args parse(int argc, char** argv) {
                            "laplace2d:n=4096",     "stencil27:n=160", "uniform:rows=20000000,k=8",
                            "kron:scale=21",        "rgg:scale=23",    "kmer:rows=60000000",
                            "fullchip:rows=3000000"};
-  if (a.devices.empty())
-    for (int d = 0; d < cuda::device_count(); ++d) a.devices.push_back(d);
+  a.devices = parse_device_list(a.devices_text, cuda::device_count());
   return a;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-std::string fmt(double v) {
-  if (!std::isfinite(v)) return "";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-std::string json_num(double v) {
-  return std::isfinite(v) ? fmt(v) : "null";
-}
-std::string json_str(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += (c == '\n') ? ' ' : c;
-  }
-  return o + "\"";
-}
-
-// Peer copy bandwidth between the first two distinct devices (GB/s): 256 MB one way each
-// direction, and both directions at once (sum of both).
-struct PeerBandwidth {
-  double to_1 = NAN, to_0 = NAN, both = NAN;
-};
-
-PeerBandwidth peer_bandwidth(int d0, int d1, int reps) {
-  for (const auto& [p, q] : {std::pair<int, int>{d0, d1}, std::pair<int, int>{d1, d0}}) {
-    int can = 0;  // peer access as the executor enables it
-    KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, p, q));
-    cuda::DeviceGuard g(p);
-    if (can && cudaDeviceEnablePeerAccess(q, 0) != cudaSuccess) cudaGetLastError();
-  }
-  const std::size_t bytes = std::size_t{256} << 20;
-  std::unique_ptr<cuda::DeviceBuffer<char>> a0, b0, a1, b1;
-  std::unique_ptr<cuda::Stream> s0, s1;
-  std::unique_ptr<cuda::Event> start, stop, done1;
-  {
-    cuda::DeviceGuard g(d1);
-    a1 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
-    b1 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
-    s1 = std::make_unique<cuda::Stream>();
-    done1 = std::make_unique<cuda::Event>(false);
-  }
-  cuda::DeviceGuard g(d0);
-  a0 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
-  b0 = std::make_unique<cuda::DeviceBuffer<char>>(bytes);
-  s0 = std::make_unique<cuda::Stream>();
-  start = std::make_unique<cuda::Event>();
-  stop = std::make_unique<cuda::Event>();
-  const auto timed = [&](const std::function<void()>& body) {
-    std::vector<double> ms;
-    for (int i = 0; i < reps + 2; ++i) {
-      start->record(s0->get());
-      body();
-      stop->record(s0->get());
-      stop->synchronize();
-      if (i >= 2) ms.push_back(stop->elapsed_since(*start));
-    }
-    return median(ms);
-  };
-  PeerBandwidth bw;
-  const auto copy = [&](char* dst, int dd, const char* src, int sd, cudaStream_t s) {
-    KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd, src, sd, bytes, s));
-  };
-  bw.to_1 = bytes / (timed([&] { copy(a1->data(), d1, a0->data(), d0, s0->get()); }) * 1e6);
-  bw.to_0 = bytes / (timed([&] { copy(b0->data(), d0, b1->data(), d1, s0->get()); }) * 1e6);
-  bw.both = 2.0 * bytes /
-            (timed([&] {
-               KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s1->get(), start->get(), 0));
-               copy(a1->data(), d1, a0->data(), d0, s0->get());
-               copy(b0->data(), d0, b1->data(), d1, s1->get());
-               {
-                 cuda::DeviceGuard g1(d1);
-                 done1->record(s1->get());
-               }
-               KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s0->get(), done1->get(), 0));
-             }) *
-             1e6);
-  {
-    cuda::DeviceGuard g1(d1);
-    a1.reset(), b1.reset(), s1.reset(), done1.reset();
-  }
-  return bw;
 }
 
 struct Result {
@@ -211,7 +122,7 @@ struct Result {
   Offset nnz = 0;
   int gpus = 1;
   double ms = NAN, kernel_ms = NAN, exchange_ms = NAN, gbps = NAN, speedup = NAN, bound = NAN,
-         partition_cost = NAN, setup_cost = NAN, rel_error = NAN;
+         partition_cost = NAN, setup_cost = NAN, halo_setup_cost = NAN, rel_error = NAN;
   std::size_t exchange_bytes = 0;
   bool ok = true;
 };
@@ -282,9 +193,10 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     auto t0 = Clock::now();
     const auto plan = part::partition(a.row_ptr.data(), a.nrows, a.ncols, {scheme, nd});
     const double partition_ms = ms_since(t0);
-    for (part::Exchange ex :
-         {part::Exchange::AllGather, part::Exchange::Merge, part::Exchange::Halo}) {
+    for (part::Exchange ex : {part::Exchange::AllGather, part::Exchange::Merge,
+                              part::Exchange::Halo, part::Exchange::Auto}) {
       if (!part::exchange_applies(scheme, ex)) continue;
+      if (ex == part::Exchange::Auto && part::exchange_candidates(scheme).size() < 2) continue;
       Result r = base();
       r.gpus = nd, r.partition = part::to_string(scheme), r.exchange = to_string(ex);
       r.kernel = to_string(args.kernel);
@@ -293,8 +205,10 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                 << std::flush;
       try {
         t0 = Clock::now();
-        cuda::MultiDeviceSpmv<S> md(host, plan, {ex, args.devices, args.kernel});
+        cuda::MultiDeviceSpmv<S> md(host, plan,
+                                    {ex, args.devices, args.kernel, part::ExchangeUse::Apply});
         r.setup_cost = ms_since(t0) / t1;
+        if (md.exchange() == part::Exchange::Halo) r.halo_setup_cost = md.halo_setup_ms() / t1;
         r.exchange_bytes = md.exchange_bytes();
         auto dx = md.make_vector(), dy = md.make_vector();
         md.upload(x.data(), a.ncols, dx);
@@ -324,6 +238,11 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
         for (Kernel k : md.block_kernels())
           kernels += std::string(kernels.empty() ? "" : "+") + to_string(k);
         r.note = "blocks: " + kernels;
+        if (ex == part::Exchange::Auto) {
+          r.note += "; auto chose " + std::string(to_string(md.exchange())) + " of";
+          for (const auto& t : md.exchange_trials())
+            r.note += std::string(" ") + to_string(t.exchange) + "=" + fmt(t.ms) + "ms";
+        }
         std::cerr << fmt(r.ms) << " ms (kernel " << fmt(r.kernel_ms) << ", exchange "
                   << fmt(r.exchange_ms) << "), x" << fmt(r.speedup) << " (bound " << fmt(r.bound)
                   << "), err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK") << "\n";
@@ -344,17 +263,15 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
   std::ofstream csv(fs::path(args.out) / "multi_gpu_bench.csv");
   csv << "matrix,nnz,precision,gpus,partition,exchange,kernel,ms,kernel_ms,exchange_ms,gbps,"
          "speedup_vs_1gpu,speedup_bound,exchange_bytes,partition_cost_spmvs,setup_cost_spmvs,"
-         "rel_error,ok,note\n";
+         "halo_setup_cost_spmvs,rel_error,ok,note\n";
   for (const auto& r : results) {
-    std::string note = r.note;
-    std::replace(note.begin(), note.end(), ',', ';');
-    std::replace(note.begin(), note.end(), '\n', ' ');
+    const std::string note = csv_cell(r.note);
     csv << r.matrix << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ',' << r.partition
         << ',' << r.exchange << ',' << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.kernel_ms)
         << ',' << fmt(r.exchange_ms) << ',' << fmt(r.gbps) << ',' << fmt(r.speedup) << ','
         << fmt(r.bound) << ',' << r.exchange_bytes << ',' << fmt(r.partition_cost) << ','
-        << fmt(r.setup_cost) << ',' << fmt(r.rel_error) << ',' << (r.ok ? 1 : 0) << ',' << note
-        << '\n';
+        << fmt(r.setup_cost) << ',' << fmt(r.halo_setup_cost) << ',' << fmt(r.rel_error) << ','
+        << (r.ok ? 1 : 0) << ',' << note << '\n';
   }
   cudaDeviceProp prop{};
   KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.devices.front()));
@@ -376,13 +293,12 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
         << ",\"gbps\":" << json_num(r.gbps) << ",\"speedup_vs_1gpu\":" << json_num(r.speedup)
         << ",\"exchange_ms\":" << json_num(r.exchange_ms)
         << ",\"partition_cost_spmvs\":" << json_num(r.partition_cost)
-        << ",\"rel_error\":" << json_num(r.rel_error);
+        << ",\"setup_cost_spmvs\":" << json_num(r.setup_cost)
+        << ",\"halo_setup_cost_spmvs\":" << json_num(r.halo_setup_cost)
+        << ",\"kernel_ms\":" << json_num(r.kernel_ms) << ",\"speedup_bound\":" << json_num(r.bound)
+        << ",\"rel_error\":" << json_num(r.rel_error) << ",\"ok\":" << (r.ok ? "true" : "false");
       if (full) {
-        j << ",\"kernel_ms\":" << json_num(r.kernel_ms)
-          << ",\"speedup_bound\":" << json_num(r.bound)
-          << ",\"exchange_bytes\":" << r.exchange_bytes
-          << ",\"setup_cost_spmvs\":" << json_num(r.setup_cost)
-          << ",\"ok\":" << (r.ok ? "true" : "false") << ",\"note\":" << json_str(r.note);
+        j << ",\"exchange_bytes\":" << r.exchange_bytes << ",\"note\":" << json_str(r.note);
       }
       j << "}";
     }
@@ -393,42 +309,52 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
 }
 
 template <class S>
-void run_matrix(const std::string& spec, const Args& args, const PeerBandwidth& bw,
-                std::vector<Result>& results) {
-  std::cerr << spec << " (" << args.precision << "): generating ... " << std::flush;
-  const CsrMatrix<S> a = gen::from_spec<S>(spec);
+void run_matrix(const std::string& name, const std::string& path, const Args& args,
+                const PeerBandwidth& bw, std::vector<Result>& results) {
+  std::cerr << name << " (" << args.precision << "): " << (path.empty() ? "generating" : "reading")
+            << " ... " << std::flush;
+  const CsrMatrix<S> a = path.empty() ? gen::from_spec<S>(name) : io::read_matrix_market<S>(path);
   std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz\n";
-  bench_matrix<S>(spec, a, args, bw, results);
+  bench_matrix<S>(name, a, args, bw, results);
 }
 
 int run(int argc, char** argv) {
   const Args args = parse(argc, argv);
-  const int count = cuda::device_count();
-  for (int d : args.devices)
-    if (d < 0 || d >= count) throw InvalidArgument("no CUDA device " + std::to_string(d));
-  if (args.devices.empty()) throw InvalidArgument("no CUDA device");
+  const auto t0 = Clock::now();
   PeerBandwidth bw;
-  const auto other = std::find_if(args.devices.begin(), args.devices.end(),
-                                  [&](int d) { return d != args.devices.front(); });
-  if (other != args.devices.end()) {
-    bw = peer_bandwidth(args.devices.front(), *other, args.reps);
-    std::cerr << "peer copy GB/s: " << fmt(bw.to_1) << " (0->1), " << fmt(bw.to_0) << " (1->0), "
-              << fmt(bw.both) << " (both at once)\n";
+  const auto [d0, d1] = first_pair(args.devices);
+  if (d1 >= 0) {
+    bw = peer_bandwidth(d0, d1, args.reps);
+    std::cerr << "peer copy GB/s: " << fmt(bw.to_1) << " (" << d0 << "->" << d1 << "), "
+              << fmt(bw.to_0) << " (" << d1 << "->" << d0 << "), " << fmt(bw.both)
+              << " (both at once)\n";
   }
+  std::vector<std::pair<std::string, std::string>> sources;  // (name, path; empty: generated)
+  for (const auto& g : args.gens) sources.emplace_back(g, "");
+  if (!args.matrices.empty())
+    for (const auto& f : largest_matrix_files(args.matrices, args.largest, false))
+      sources.push_back(f);
   std::vector<Result> results;
-  for (const auto& spec : args.gens) {
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& [name, path] = sources[i];
+    if (ms_since(t0) > 1e3 * args.time_limit_s) {
+      std::cerr << "time limit reached: skipping " << sources.size() - i << " matrices\n";
+      break;
+    }
+    std::cerr << "[" << i + 1 << "/" << sources.size() << "] ";
     try {
       if (args.precision == "float")
-        run_matrix<float>(spec, args, bw, results);
+        run_matrix<float>(name, path, args, bw, results);
       else
-        run_matrix<double>(spec, args, bw, results);
+        run_matrix<double>(name, path, args, bw, results);
     } catch (const Error& e) {
-      std::cerr << "ERROR " << spec << ": " << e.what() << "\n";
+      std::cerr << "ERROR " << name << ": " << e.what() << "\n";
       Result r;
-      r.matrix = spec, r.precision = args.precision, r.kernel = "-", r.ok = false;
+      r.matrix = name, r.precision = args.precision, r.kernel = "-", r.ok = false;
       r.note = e.what();
       results.push_back(r);
     }
+    write_outputs(args, results, bw);  // a later failure keeps what was measured
   }
   write_outputs(args, results, bw);
   std::printf("%-26s %4s %-7s %-9s %9s %9s %9s %7s %7s %9s\n", "matrix", "gpus", "part", "exchange",
@@ -438,7 +364,8 @@ int run(int argc, char** argv) {
                 r.gpus, r.partition.c_str(), r.exchange.c_str(), r.ms, r.kernel_ms, r.exchange_ms,
                 r.speedup, r.bound, r.rel_error, r.ok ? "" : "  FAILED");
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
-  std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
+  std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n") << "total "
+            << fmt(ms_since(t0) / 1e3) << " s\n";
   return ok ? 0 : 1;
 }
 
