@@ -1,7 +1,6 @@
 // kspmv spmv: run one SpMV configuration, check it against the reference and report its speed.
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "backends/host/reference.hpp"
 #include "commands.hpp"
@@ -11,16 +10,6 @@
 namespace kspmv::cli {
 
 namespace {
-
-std::vector<int> parse_devices(const std::string& list) {
-  std::vector<int> devices;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ','))
-    devices.push_back(static_cast<int>(parse_integer(item, "--devices")));
-  if (devices.empty()) throw UsageError("--devices: give a comma-separated list such as 0,1");
-  return devices;
-}
 
 template <class Scalar>
 int run_spmv(const ParsedArgs& args, const Options& options) {
@@ -93,6 +82,8 @@ int run(const ParsedArgs& args) {
   options.residency = parse_residency(args.text("residency", "resident"));
   options.autotune = args.flag("autotune");
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
+  options.partition = args.text("partition", options.partition);
+  options.exchange = args.text("exchange", options.exchange);
   const std::string precision = args.text("precision", "double");
   if (precision == "double") return run_spmv<double>(args, options);
   if (precision == "float") return run_spmv<float>(args, options);
@@ -122,7 +113,9 @@ Command spmv_command() {
       {"beta", "B", "beta (default 0)"},
       {"iters", "N", "timed applies (default 20)"},
       {"residency", "resident|streamed", "where the matrix lives during apply (CUDA)"},
-      {"devices", "LIST", "CUDA device ids, comma-separated (default 0)"},
+      {"devices", "LIST", kDevicesHelp},
+      {"partition", "NAME", kPartitionHelp},
+      {"exchange", "NAME", kExchangeHelp},
       {"autotune", "", "let kernel auto time its candidates on the first applies"},
       {"json", "", "print one JSON object instead of text"},
   };

@@ -10,6 +10,7 @@ Command info_command();     // cmd_info.cpp
 Command spmv_command();     // cmd_spmv.cpp
 Command convert_command();  // cmd_files.cpp
 Command gen_command();      // cmd_files.cpp
+Command cg_command();       // cmd_cg.cpp
 
 // The "FILE|gen:SPEC" argument, explained once for every command's help.
 inline const char* kMatrixArgumentHelp =

@@ -7,8 +7,10 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <vector>
 
+#include "args.hpp"
 #include "backends/host/reference.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
@@ -32,6 +34,19 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
+
+std::vector<int> parse_devices(const std::string& list) {
+  if (list == "all") return {kAllDevices};
+  std::vector<int> devices;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    devices.push_back(static_cast<int>(parse_integer(item, "--devices")));
+  if (devices.empty()) throw UsageError("--devices: give a comma-separated list such as 0,1");
+  for (int d : devices)
+    if (d < 0) throw UsageError("--devices: device ids are >= 0 (or all)");
+  return devices;
+}
 
 bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) == 1;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kspmv/core/options.hpp"
 #include "kspmv/formats/csr.hpp"
@@ -15,6 +16,18 @@ namespace kspmv::cli {
 // Progress goes to stderr only when stderr is a terminal.
 template <class Scalar>
 CsrMatrix<Scalar> load_matrix(const std::string& source);
+
+// "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
+// Throws UsageError for anything else.
+std::vector<int> parse_devices(const std::string& list);
+inline const char* kDevicesHelp =
+    "device ids, comma-separated, or all (default 0); several: the matrix is partitioned over "
+    "them (the host backend emulates that many devices)";
+
+inline const char* kPartitionHelp =
+    "multi-device partition: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host), pcoo (default nz)";
+inline const char* kExchangeHelp =
+    "multi-device exchange: auto, allgather, merge, halo (default auto)";
 
 // True when stderr is a terminal (progress lines are shown only then).
 bool stderr_is_terminal();

@@ -17,7 +17,8 @@ using kspmv::cli::Command;
 
 std::vector<Command> commands() {
   using namespace kspmv::cli;
-  return {demo_command(), info_command(), spmv_command(), convert_command(), gen_command()};
+  return {demo_command(),    info_command(), spmv_command(),
+          convert_command(), gen_command(),  cg_command()};
 }
 
 void print_overview(std::ostream& out) {
