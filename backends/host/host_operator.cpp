@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backends/host/batched_csr_spmv.hpp"
+#include "backends/host/hbp_spmv.hpp"
 #include "backends/host/segmented_csr_spmv.hpp"
 #include "backends/host/spmv.hpp"
 #include "kspmv/formats/convert.hpp"
@@ -66,11 +67,18 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>& a,
     case Kernel::Seg:  // host twin of segSpMV; segSpMV-r differs only on the GPU
     case Kernel::SegR:
       return make<Scalar>(kernel, [&] { return to_segmented(a); });
+    case Kernel::Hbp:  // host twin of the HBP kernel (paper 3), preprocessed on the host
+      return make<Scalar>(kernel, [&] {
+        const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                                    a.ncols};
+        const HbpParams params;
+        return build_hbp(p, params, hbp_sample_hash(p.row_ptr, p.col, p.m, p.n, params));
+      });
     default:
-      throw UnsupportedError(std::string("the host backend does not run kernel '") +
-                             to_string(kernel) +
-                             "'; host kernels: auto, csr, coo, csc, partial-overlap, seg, seg-r "
-                             "(use backend cuda for the others)");
+      throw UnsupportedError(
+          std::string("the host backend does not run kernel '") + to_string(kernel) +
+          "'; host kernels: auto, csr, coo, csc, partial-overlap, seg, seg-r, hbp "
+          "(use backend cuda for the others)");
   }
 }
 

@@ -1,0 +1,126 @@
+// HBP, the hash-based 2D-partitioned format (paper 3): the matrix cut into blocks of
+// block_rows x block_cols; in each block the rows are reordered by a nonlinear hash of their
+// non-zero count so that the 32 rows of a warp group have similar lengths. Kokkos-free: the host
+// kernel and the CUDA backend (whose GPU preprocessing produces the same arrays) share it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kspmv/core/operator_impl.hpp"
+#include "kspmv/core/types.hpp"
+
+namespace kspmv {
+
+constexpr int kHbpWarp = 32;  // rows of a warp group
+
+struct HbpParams {
+  Ordinal block_rows = 512;      // N (Sec. III-A): a multiple of 32 in [32, 1024]
+  Ordinal block_cols = 4096;     // M (Sec. III-A): the x segment of a block, in [1, 65536]
+  double fixed_fraction = 0.75;  // share of the blocks statically assigned (Sec. III-C)
+};
+// Throws InvalidArgument for sizes outside the ranges above or a fraction outside [0, 1].
+void check_hbp_params(const HbpParams& p);
+
+// The nonlinear hash of a row's non-zero count in a block (Sec. III-B, Fig. 3):
+// aggregation g = min(nnz >> a, 8), dispersion g * b, and a linear mapping of the count's
+// offset in its aggregation interval onto c fine slots (the paper's example uses a modulo and
+// allows other maps; this one keeps the hash monotone in nnz, so a hash order never mixes
+// long and short rows: rows past the interval of 8 take the last slot). a and c come from
+// sampling the matrix, b from block_rows.
+struct HbpHash {
+  int shift = 0;   // a
+  int fine = 1;    // c, 1 <= c <= b
+  int spread = 1;  // b = block_rows / 9: the nine aggregated values fill the table
+};
+// constexpr: the CUDA preprocessing calls it on the device (--expt-relaxed-constexpr).
+constexpr int hbp_hash(const HbpHash& h, int nnz) {
+  const int aggregated = (nnz >> h.shift) < 8 ? (nnz >> h.shift) : 8;
+  const int linear = ((nnz - (aggregated << h.shift)) * h.fine) >> h.shift;
+  return aggregated * h.spread + (linear < h.fine ? linear : h.fine - 1);  // < block_rows
+}
+// Sec. III-B: a is the smallest shift that maps >= 90% of the non-empty block rows of up to
+// 2048 evenly spaced sample rows into 0..8; c = min(2^a, b) (exact counts below 9 * 2^a when
+// 2^a <= b). Columns of a row may be unsorted.
+HbpHash hbp_sample_hash(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
+                        const HbpParams& p);
+
+// True when the columns of every row are non-decreasing (what the GPU preprocessing needs).
+bool hbp_rows_sorted(const Offset* row_ptr, const Ordinal* col, Ordinal m);
+
+// Table slots (non-empty blocks * block_rows) of the HBP form of a CSR (any column order):
+// the size of zero_row, output_hash and the partial results, in O(nnz).
+Offset hbp_table_slots(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
+                       const HbpParams& p);
+
+// How the rows of a block are reordered: the paper's hash, or the two baselines of its
+// Sec. IV-B: sort2D (stable sort by non-zero count) and DP2D (the sort, then Regu2D's dynamic
+// programming over the sorted rows, which chooses groups of <= 32 rows minimizing padded work).
+// Our warp groups are fixed at 32 rows, so DP2D's row order is the sorted one; its groups are
+// computed (the cost of the method) and their padded work returned in HbpMatrix::dp_padded_nnz.
+enum class HbpReorder { Hash, Sort, Dp };
+
+template <class Scalar>
+struct HbpMatrix {
+  Ordinal nrows = 0, ncols = 0;
+  HbpParams params;
+  HbpHash hash;
+  // Non-empty blocks only, in schedule order: block column major, then block row, so that
+  // consecutive blocks share their x segment (Sec. III-C). Block b has groups
+  // [b * groups(), (b + 1) * groups()) and table slots [b * block_rows, (b + 1) * block_rows).
+  std::vector<Ordinal> block_row, block_col;
+  std::vector<Offset> begin_nnz;  // blocks * groups + 1: first element of each warp group
+  // nnz entries, block by block, group by group, column-major within a group (the k-th
+  // element of every row of the group that has one, in table order):
+  std::vector<std::uint16_t> col;  // column - block_col * block_cols
+  std::vector<Scalar> data;
+  std::vector<std::int8_t> add_sign;  // distance to the row's next element, -1 at its last
+  // blocks * block_rows, by table position (execution order):
+  std::vector<std::int8_t> zero_row;       // -1: empty row; else empty rows before it in its group
+  std::vector<std::uint16_t> output_hash;  // the local row (row - block_row * block_rows)
+  // Combine part: the blocks of block row r are combine_block[combine_ptr[r] .. [r+1]).
+  std::vector<Ordinal> combine_ptr, combine_block;
+  Offset dp_padded_nnz = 0;  // DP2D only: the padded work of its optimal groups
+
+  Ordinal groups() const { return params.block_rows / kHbpWarp; }
+  Ordinal blocks() const { return static_cast<Ordinal>(block_row.size()); }
+  Ordinal row_blocks() const { return (nrows + params.block_rows - 1) / params.block_rows; }
+  Offset nnz() const { return begin_nnz.empty() ? 0 : begin_nnz.back(); }
+};
+
+// Host preprocessing (the reference of the GPU's): Alg. 2 (non-zeros of every row in every
+// block), the reordering, then the format conversion (Sec. III-B). `hash` is used by
+// HbpReorder::Hash only. Throws InvalidArgument for bad params, UnsupportedError when the
+// block count or the table (blocks * block_rows slots) does not fit an Ordinal.
+template <class Scalar>
+HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, const HbpHash& hash,
+                            HbpReorder reorder = HbpReorder::Hash);
+
+// The fixed/competitive split (Sec. III-C) for `warps` workers: each takes per_warp
+// consecutive blocks in schedule order (blocks [w * per_warp, (w + 1) * per_warp)); blocks
+// [fixed, blocks) are taken one at a time by an atomic ticket.
+struct HbpSplit {
+  Ordinal per_warp = 0;
+  Ordinal fixed = 0;
+};
+HbpSplit hbp_split(Ordinal blocks, Ordinal warps, double fixed_fraction);
+
+// Paper 3, Fig. 6: the standard deviation of the non-zero counts of the 32 rows of each warp
+// group over the warp groups of the stored blocks (root of the mean variance, which sorting the
+// rows can never increase; a plain mean of the deviations can), with the rows in their original
+// order (before) and in table order (after).
+struct HbpBalance {
+  double before = 0, after = 0;
+  Offset groups = 0;
+};
+template <class Scalar>
+HbpBalance hbp_balance(const HbpMatrix<Scalar>& h);
+
+extern template HbpMatrix<float> build_hbp(const CsrPointers<float>&, const HbpParams&,
+                                           const HbpHash&, HbpReorder);
+extern template HbpMatrix<double> build_hbp(const CsrPointers<double>&, const HbpParams&,
+                                            const HbpHash&, HbpReorder);
+extern template HbpBalance hbp_balance(const HbpMatrix<float>&);
+extern template HbpBalance hbp_balance(const HbpMatrix<double>&);
+
+}  // namespace kspmv
