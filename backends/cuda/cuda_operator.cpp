@@ -15,6 +15,7 @@
 #include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cusparse_spmv.hpp"
 #include "backends/cuda/full_overlap.hpp"
+#include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
 
@@ -39,6 +40,7 @@ bool kernel_available(Kernel kernel) {
     case Kernel::SegR:
     case Kernel::PartialOverlap:
     case Kernel::FullOverlap:
+    case Kernel::Hbp:
       return true;
     default:
       return false;
@@ -95,6 +97,8 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
     case Kernel::Seg:
     case Kernel::SegR:
       return make_seg(host, kernel == Kernel::SegR);
+    case Kernel::Hbp:
+      return make_hbp(std::move(a), host);
     default:
       throw UnsupportedError(std::string("the CUDA backend does not run kernel '") +
                              to_string(kernel) + "'" +
@@ -164,8 +168,9 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     } else if (o.kernel == Kernel::Auto && o.autotune) {
       r_->a = std::make_shared<const DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
       for (Kernel k : {Kernel::CsrVector, Kernel::Cusparse, Kernel::CusparseAlg2,
-                       Kernel::PartialOverlap, Kernel::Seg, Kernel::SegR}) {
-        if (kernel_available(k)) r_->kernels.push_back(make_device_spmv(k, r_->a, host));
+                       Kernel::PartialOverlap, Kernel::Seg, Kernel::SegR, Kernel::Hbp}) {
+        if (kernel_available(k) && (k != Kernel::Hbp || hbp_worth_timing(host)))
+          r_->kernels.push_back(make_device_spmv(k, r_->a, host));
       }
     } else {
       const Kernel k =
@@ -271,7 +276,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
   const bool cuda_kernel = k == Kernel::Auto || k == Kernel::CsrVector ||
                            k == Kernel::PartialOverlap || k == Kernel::FullOverlap ||
                            k == Kernel::Seg || k == Kernel::SegR || k == Kernel::Cusparse ||
-                           k == Kernel::CusparseAlg2;
+                           k == Kernel::CusparseAlg2 || k == Kernel::Hbp;
   if (!cuda_kernel) {
     throw UnsupportedError(std::string("the CUDA backend does not run kernel '") + to_string(k) +
                            "' (use backend host)");

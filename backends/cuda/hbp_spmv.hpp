@@ -1,0 +1,52 @@
+// HBP (paper 3) on the GPU: the preprocessing (Alg. 2, the hash placement and the format
+// conversion, all on the device) and the SpMV (a warp per block with its x segment in shared
+// memory, fixed and competitive parts, then the combine kernel).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "backends/cuda/device_spmv.hpp"
+#include "kspmv/formats/hbp.hpp"
+
+namespace kspmv::cuda {
+
+// The arrays of HbpMatrix on the current device, begin_nnz narrowed to 32 bits.
+template <class Scalar>
+struct DeviceHbp {
+  Ordinal nrows = 0, ncols = 0, blocks = 0;
+  HbpParams params;
+  HbpHash hash;
+  DeviceBuffer<Ordinal> block_row, block_col, combine_ptr, combine_block;
+  DeviceBuffer<DeviceOffset> begin_nnz;
+  DeviceBuffer<std::uint16_t> col, output_hash;
+  DeviceBuffer<Scalar> data;
+  DeviceBuffer<std::int8_t> add_sign, zero_row;
+
+  // Throws UnsupportedError when nnz >= 2^31.
+  static DeviceHbp upload(const HbpMatrix<Scalar>& h);
+  HbpMatrix<Scalar> download() const;
+  std::size_t bytes() const;
+};
+
+// GPU preprocessing of `a` (rows with non-decreasing columns, see hbp_rows_sorted): the same
+// arrays as build_hbp(host copy, p, hash, HbpReorder::Hash). Synchronous. Throws
+// UnsupportedError when the block grid or the table does not fit 32-bit indices.
+template <class Scalar>
+DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
+                                   const HbpHash& hash);
+
+// The HBP kernel of `host`: preprocessed on the GPU from `a` (the same matrix uploaded) when its
+// rows are sorted and `a` is given, else on the host and uploaded. The hash is sampled from
+// `host`. run() uses work buffers of the object: one run at a time per object.
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                             const CsrPointers<Scalar>& host,
+                                             const HbpParams& p = {});
+
+// Whether HBP is worth timing as a candidate of Kernel::Auto: its table traffic per SpMV
+// (zero_row, output_hash, the partial results written and read) is at most the CSR's bytes.
+template <class Scalar>
+bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p = {});
+
+}  // namespace kspmv::cuda

@@ -1,0 +1,149 @@
+// HBP on the GPU: the GPU preprocessing produces exactly the host's arrays, and the kernel (with
+// its fixed/competitive split and combine part) matches the long-double oracle on the zoo,
+// generated families and the shared matrices; skipped without a GPU or the CUDA backend.
+#include <gtest/gtest.h>
+
+#include "hbp_test_cases.hpp"
+#include "kspmv/operator.hpp"
+
+#ifdef KSPMV_HAVE_CUDA
+#include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/hbp_spmv.hpp"
+#endif
+
+namespace kspmv::test {
+namespace {
+
+template <class S>
+class CudaHbp : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(CudaHbp, Scalars);
+
+#ifdef KSPMV_HAVE_CUDA
+template <class S>
+CsrPointers<S> pointers(const CsrMatrix<S>& a) {
+  return {a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+}
+
+// y = alpha*A*x + beta*y through `kernel` on device copies of x and y.
+template <class S>
+void run_on_device(cuda::DeviceSpmv<S>& kernel, const CsrMatrix<S>& m, S alpha, const S* x, S beta,
+                   S* y) {
+  cuda::DeviceBuffer<S> dx(m.ncols), dy(m.nrows);
+  dx.upload(x);
+  dy.upload(y);
+  kernel.run(alpha, dx.data(), beta, dy.data(), nullptr);
+  KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+  dy.download(y);
+}
+#endif
+
+TYPED_TEST(CudaHbp, GpuPreprocessingEqualsHostPreprocessing) {
+#ifndef KSPMV_HAVE_CUDA
+  GTEST_SKIP() << "built without the CUDA backend";
+#else
+  using S = TypeParam;
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  for (const auto& [name, a] : hbp::matrices<S>()) {
+    const auto host = pointers(a);
+    const auto d = cuda::DeviceCsr<S>::upload(host);
+    for (const auto& p : hbp::params()) {
+      SCOPED_TRACE(name + ", " + hbp::describe(p));
+      const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
+      const HbpMatrix<S> want = build_hbp(host, p, hash);
+      const HbpMatrix<S> got = cuda::build_hbp_device(d, p, hash).download();
+      EXPECT_EQ(got.block_row, want.block_row);
+      EXPECT_EQ(got.block_col, want.block_col);
+      EXPECT_EQ(got.combine_ptr, want.combine_ptr);
+      EXPECT_EQ(got.combine_block, want.combine_block);
+      EXPECT_EQ(got.begin_nnz, want.begin_nnz);
+      EXPECT_EQ(got.output_hash, want.output_hash);
+      EXPECT_EQ(got.zero_row, want.zero_row);
+      EXPECT_EQ(got.col, want.col);
+      EXPECT_EQ(got.data, want.data);
+      EXPECT_EQ(got.add_sign, want.add_sign);
+    }
+  }
+#endif
+}
+
+TYPED_TEST(CudaHbp, KernelMatchesReference) {
+#ifndef KSPMV_HAVE_CUDA
+  GTEST_SKIP() << "built without the CUDA backend";
+#else
+  using S = TypeParam;
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  for (const auto& [name, a] : hbp::matrices<S>()) {
+    for (const auto& p : hbp::params()) {
+      SCOPED_TRACE(name + ", " + hbp::describe(p));
+      const auto host = pointers(a);
+      const auto d = std::make_shared<const cuda::DeviceCsr<S> >(cuda::DeviceCsr<S>::upload(host));
+      const auto kernel = cuda::make_hbp(d, host, p);
+      ASSERT_EQ(kernel->kernel(), Kernel::Hbp);
+      seg::expect_all_cases_match_reference<S>(
+          [&](S alpha, const CsrMatrix<S>& m, const S* x, S beta, S* y) {
+            // alpha == 0 runs on a NaN-valued copy: it must not read A, so build from it too.
+            if (alpha == S(0)) {
+              const auto k = cuda::make_hbp<S>(nullptr, pointers(m), p);
+              run_on_device(*k, m, alpha, x, beta, y);
+            } else {
+              run_on_device(*kernel, m, alpha, x, beta, y);
+            }
+          },
+          a);
+    }
+  }
+#endif
+}
+
+TYPED_TEST(CudaHbp, KernelMatchesReferenceOnTheSharedMatrices) {
+#ifndef KSPMV_HAVE_CUDA
+  GTEST_SKIP() << "built without the CUDA backend";
+#else
+  using S = TypeParam;
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto files = hbp::shared_matrix_files(3000000);
+  if (files.empty()) GTEST_SKIP() << "no shared matrices";
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.filename().string());
+    const auto a = io::read_matrix_market<S>(f.string());
+    const auto host = pointers(a);
+    const auto d = std::make_shared<const cuda::DeviceCsr<S> >(cuda::DeviceCsr<S>::upload(host));
+    const auto kernel = cuda::make_device_spmv(Kernel::Hbp, d, host);
+    const auto x = random_vector<S>(a.ncols, seg::fresh_seed());
+    auto y = nan_vector<S>(a.nrows), ref = y;
+    run_on_device(*kernel, a, S(1), x.data(), S(0), y.data());
+    reference::spmv(S(1), a, x.data(), S(0), ref.data());
+    EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), reference::tolerance<S>());
+  }
+#endif
+}
+
+TYPED_TEST(CudaHbp, OperatorRunsHbpAndAutotuneMayPickIt) {
+#ifndef KSPMV_HAVE_CUDA
+  GTEST_SKIP() << "built without the CUDA backend";
+#else
+  using S = TypeParam;
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto a = gen::from_spec<S>("laplace2d:n=300");
+  for (const bool autotune : {false, true}) {
+    Options o;
+    o.backend = Backend::Cuda;
+    o.kernel = autotune ? Kernel::Auto : Kernel::Hbp;
+    o.autotune = autotune;
+    Operator<S> op(a, o);
+    const auto x = random_vector<S>(a.ncols, 9);
+    for (int call = 0; call < 40; ++call) {  // past the autotune trials of every candidate
+      auto y = nan_vector<S>(a.nrows), ref = y;
+      op.apply(S(1), x.data(), S(0), y.data());
+      reference::spmv(S(1), a, x.data(), S(0), ref.data());
+      ASSERT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), reference::tolerance<S>())
+          << "call " << call;
+    }
+    if (!autotune) EXPECT_EQ(op.kernel(), Kernel::Hbp);
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace kspmv::test
