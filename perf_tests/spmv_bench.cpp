@@ -30,12 +30,12 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/host/reference.hpp"
-#include "kspmv/gen/generators.hpp"
-#include "kspmv/io/matrix_market.hpp"
+#include "spmv_timing.hpp"
 
 namespace {
 
 using namespace kspmv;
+using namespace kspmv::perf;
 namespace fs = std::filesystem;
 
 const char* kUsage =
@@ -133,27 +133,6 @@ struct Result {
   bool ok = true;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-// Median milliseconds of `reps` event-timed calls of `body` on `stream` after 3 warm-up calls.
-double time_ms(const std::function<void()>& body, cudaStream_t stream, int reps) {
-  for (int i = 0; i < 3; ++i) body();
-  cuda::Event start, stop;
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    start.record(stream);
-    body();
-    stop.record(stream);
-    stop.synchronize();
-    ms.push_back(stop.elapsed_since(start));
-  }
-  return median(ms);
-}
-
 // Device-to-device copy bandwidth (bytes read + written per second, GB/s) of a 1 GiB buffer.
 double copy_gbps(int reps) {
   const std::size_t bytes = std::size_t{1} << 30;
@@ -167,24 +146,6 @@ double copy_gbps(int reps) {
       },
       s.get(), reps);
   return 2.0 * bytes / (ms * 1e6);
-}
-
-std::string fmt(double v) {
-  if (!std::isfinite(v)) return "";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-std::string json_num(double v) {
-  return std::isfinite(v) ? fmt(v) : "null";
-}
-std::string json_str(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += (c == '\n') ? ' ' : c;
-  }
-  return o + "\"";
 }
 
 // The bytes an SpMV must move at least (DESIGN.md "Measuring"): values, column indices, row
@@ -409,29 +370,7 @@ int run(int argc, char** argv) {
   const double copy = copy_gbps(args.reps);
   std::cerr << "device-to-device copy: " << fmt(copy) << " GB/s\n";
 
-  std::vector<std::pair<std::string, std::string>> sources;  // (name, path or spec)
-  if (!args.matrices.empty()) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(args.matrices)) {
-      const std::string f = e.path().filename().string();
-      const bool mtx = f.size() > 4 && (f.substr(f.size() - 4) == ".mtx" ||
-                                        (f.size() > 7 && f.substr(f.size() - 7) == ".mtx.gz"));
-      if (e.is_regular_file() && mtx) files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& p : files) {
-      try {
-        if (io::read_matrix_market_info(p.string()).entries < 40000) continue;
-      } catch (const ParseError& e) {  // complex or array files: not in the benchmark set
-        std::cerr << "skipping " << p.filename().string() << ": " << e.what() << "\n";
-        continue;
-      }
-      std::string stem = p.filename().string();
-      stem = stem.substr(0, stem.find(".mtx"));
-      sources.emplace_back(stem, p.string());
-    }
-  }
-  for (const auto& g : args.gens) sources.emplace_back(g, "");
+  const auto sources = benchmark_sources(args.matrices, args.gens, 40000);
 
   std::vector<Result> results;
   for (const auto& [name, path] : sources) {
@@ -439,20 +378,10 @@ int run(int argc, char** argv) {
       try {
         if (precision == "float") {
           run_one<float>(
-              name,
-              [&] {
-                return path.empty() ? gen::from_spec<float>(name)
-                                    : io::read_matrix_market<float>(path);
-              },
-              "float", args, copy, results);
+              name, [&] { return load_source<float>(name, path); }, "float", args, copy, results);
         } else {
           run_one<double>(
-              name,
-              [&] {
-                return path.empty() ? gen::from_spec<double>(name)
-                                    : io::read_matrix_market<double>(path);
-              },
-              "double", args, copy, results);
+              name, [&] { return load_source<double>(name, path); }, "double", args, copy, results);
         }
       } catch (const Error& e) {  // a matrix that cannot load or upload: note it, go on
         std::cerr << "ERROR " << name << " (" << precision << "): " << e.what() << "\n";

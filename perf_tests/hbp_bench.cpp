@@ -1,0 +1,375 @@
+// HBP benchmark (paper 3, Sec. IV-B and IV-C).
+// Preprocessing: the HBP arrays built on the GPU from the uploaded CSR (hash sampling on the
+// host included), and the same format built on the host, one thread, with the hash (HBP-host)
+// and with the paper's two baselines, sort2D and DP2D. Every preprocessing time is the
+// wall-clock median of --prep-reps complete builds (allocation included). Host builds run on
+// matrices up to --host-max-nnz non-zeros (DP2D is slow on huge ones); the others say so.
+// The GPU arrays are checked equal to HBP-host's where both exist.
+// SpMV: HBP, CSR-Vector and cuSPARSE CSR_ALG1 on the same buffers, event-timed medians of
+// --reps runs, checked against the host reference on a NaN-poisoned y; speedup over cuSPARSE.
+// Also the Fig. 6 warp-group standard deviation of row lengths before and after hashing.
+// Writes hbp_bench.csv and hbp_bench.json into --out, after every matrix.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/hbp_spmv.hpp"
+#include "backends/host/reference.hpp"
+#include "spmv_timing.hpp"
+
+namespace {
+
+using namespace kspmv;
+using namespace kspmv::perf;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const char* kUsage =
+    "usage: hbp_bench [--matrices DIR] [--gen SPEC]... [--no-default-gen]\n"
+    "                 [--precision float|double|both] [--reps N] [--prep-reps N]\n"
+    "                 [--host-max-nnz N] [--device D] [--out DIR]\n"
+    "  --matrices DIR    every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
+    "  --gen SPEC        a generated matrix (kspmv::gen spec); repeatable; without --gen a\n"
+    "                    bounded default set runs (kron family included)\n"
+    "  --precision       default double\n"
+    "  --host-max-nnz N  host preprocessing (HBP-host, sort2D, DP2D) only up to N non-zeros\n"
+    "                    (default 20000000)\n";
+
+struct Args {
+  std::string matrices, out = ".";
+  std::vector<std::string> gens;
+  bool default_gen = true;
+  std::vector<std::string> precisions = {"double"};
+  int reps = 20, prep_reps = 5, device = 0;
+  Offset host_max_nnz = 20000000;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
+      return argv[++i];
+    };
+    if (k == "--matrices")
+      a.matrices = value();
+    else if (k == "--gen")
+      a.gens.push_back(value());
+    else if (k == "--no-default-gen")
+      a.default_gen = false;
+    else if (k == "--out")
+      a.out = value();
+    else if (k == "--reps")
+      a.reps = std::max(1, std::stoi(value()));
+    else if (k == "--prep-reps")
+      a.prep_reps = std::max(1, std::stoi(value()));
+    else if (k == "--host-max-nnz")
+      a.host_max_nnz = std::stoll(value());
+    else if (k == "--device")
+      a.device = std::stoi(value());
+    else if (k == "--precision") {
+      const std::string p = value();
+      if (p != "float" && p != "double" && p != "both")
+        throw InvalidArgument("--precision must be float, double or both");
+      a.precisions =
+          p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
+    } else if (k == "--help" || k == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
+    }
+  }
+  if (a.gens.empty() && a.default_gen) {
+    a.gens = {"laplace2d:n=2048", "stencil27:n=100",   "uniform:rows=500000,k=8",
+              "kron:scale=16",    "kron:scale=18",     "kron:scale=20",
+              "rgg:scale=20",     "kmer:rows=2000000", "fullchip:rows=1000000"};
+  }
+  return a;
+}
+
+struct Result {
+  std::string matrix, precision, note;
+  Ordinal m = 0, n = 0, blocks = 0;
+  Offset nnz = 0, slots = 0;
+  int hash_a = 0, hash_c = 0;
+  double prep_gpu_ms = NAN, prep_host_hbp_ms = NAN, prep_sort2d_ms = NAN, prep_dp2d_ms = NAN;
+  double std_before = NAN, std_hash = NAN, std_sort = NAN;
+  bool identical = false, host_built = false;
+  double cusparse_ms = NAN, csr_vector_ms = NAN, hbp_ms = NAN;
+  double hbp_err = NAN, csr_vector_err = NAN, cusparse_err = NAN;
+  bool ok = true;
+
+  double speedup_vs_cusparse() const { return cusparse_ms / hbp_ms; }
+  double speedup_vs_csr_vector() const { return csr_vector_ms / hbp_ms; }
+};
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Median wall-clock milliseconds of `reps` calls of `build` (after one warm-up when asked).
+template <class F>
+double wall_ms(int reps, bool warm_up, F build) {
+  if (warm_up) build();
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = Clock::now();
+    build();
+    ms.push_back(ms_since(t0));
+  }
+  return median(ms);
+}
+
+template <class S>
+bool same_arrays(const HbpMatrix<S>& x, const HbpMatrix<S>& y) {
+  return x.block_row == y.block_row && x.block_col == y.block_col &&
+         x.combine_ptr == y.combine_ptr && x.combine_block == y.combine_block &&
+         x.begin_nnz == y.begin_nnz && x.output_hash == y.output_hash && x.zero_row == y.zero_row &&
+         x.col == y.col && x.data == y.data && x.add_sign == y.add_sign;
+}
+
+template <class S>
+void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& args, Result& r) {
+  const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+  const HbpParams p;
+  const auto d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
+
+  // Preprocessing on the GPU: sampling (host) + Alg. 2 + placement + conversion (device).
+  r.prep_gpu_ms = wall_ms(args.prep_reps, true, [&] {
+    const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
+    cuda::build_hbp_device(*d, p, hash);
+  });
+  const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
+  const HbpMatrix<S> gpu = cuda::build_hbp_device(*d, p, hash).download();
+  r.blocks = gpu.blocks();
+  r.slots = Offset(gpu.blocks()) * p.block_rows;
+  r.hash_a = hash.shift, r.hash_c = hash.fine;
+  const HbpBalance balance = hbp_balance(gpu);
+  r.std_before = balance.before, r.std_hash = balance.after;
+  std::cerr << "  prep: GPU " << fmt(r.prep_gpu_ms) << " ms (" << r.blocks << " blocks, a "
+            << hash.shift << ", c " << hash.fine << ")" << std::flush;
+
+  // Preprocessing on the host, one thread: the hash and the two baselines.
+  if (a.nnz() <= args.host_max_nnz) {
+    r.host_built = true;
+    const int reps = std::max(1, args.prep_reps / 2);
+    HbpMatrix<S> h, sorted;
+    r.prep_host_hbp_ms = wall_ms(reps, false, [&] {
+      h = build_hbp(host, p, hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p));
+    });
+    r.prep_sort2d_ms =
+        wall_ms(reps, false, [&] { sorted = build_hbp(host, p, hash, HbpReorder::Sort); });
+    r.prep_dp2d_ms = wall_ms(reps, false, [&] { build_hbp(host, p, hash, HbpReorder::Dp); });
+    r.identical = same_arrays(gpu, h);
+    r.std_sort = hbp_balance(sorted).after;
+    if (!r.identical) r.ok = false, r.note = "GPU preprocessing differs from the host's; ";
+    std::cerr << ", host HBP " << fmt(r.prep_host_hbp_ms) << " ms, sort2D " << fmt(r.prep_sort2d_ms)
+              << " ms, DP2D " << fmt(r.prep_dp2d_ms) << " ms"
+              << (r.identical ? ", arrays identical" : ", ARRAYS DIFFER");
+  } else {
+    r.note += "host preprocessing skipped (nnz > --host-max-nnz); ";
+    std::cerr << ", host builds skipped (nnz > " << args.host_max_nnz << ")";
+  }
+  std::cerr << "\n  std-dev per warp group: " << fmt(r.std_before) << " -> " << fmt(r.std_hash)
+            << " (hash)\n";
+
+  // SpMV.
+  std::vector<S> x(a.ncols), ref(a.nrows), y(a.nrows);
+  std::mt19937_64 gen(std::hash<std::string>{}(name) ^ sizeof(S));
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (auto& v : x) v = static_cast<S>(dist(gen));
+  reference::spmv(S(1), a, x.data(), S(0), ref.data());
+  cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+  dx.upload(x.data());
+  cuda::Stream stream;
+  for (const Kernel k : {Kernel::Cusparse, Kernel::CsrVector, Kernel::Hbp}) {
+    auto spmv = cuda::make_device_spmv(k, d, host);
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));  // NaN
+    spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get());
+    stream.synchronize();
+    dy.download(y.data());
+    const double err = reference::rel_l2_error(y.data(), ref.data(), y.size());
+    const double ms = time_ms([&] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); },
+                              stream.get(), args.reps);
+    r.ok = r.ok && err <= reference::tolerance<S>();
+    (k == Kernel::Cusparse    ? r.cusparse_ms
+     : k == Kernel::CsrVector ? r.csr_vector_ms
+                              : r.hbp_ms) = ms;
+    (k == Kernel::Cusparse    ? r.cusparse_err
+     : k == Kernel::CsrVector ? r.csr_vector_err
+                              : r.hbp_err) = err;
+    std::cerr << "  " << to_string(k) << ": " << fmt(ms) << " ms, err " << fmt(err)
+              << (err <= reference::tolerance<S>() ? "" : "  FAILED CHECK") << "\n";
+  }
+  std::cerr << "  HBP speedup over cuSPARSE " << fmt(r.speedup_vs_cusparse())
+            << ", over CSR-Vector " << fmt(r.speedup_vs_csr_vector()) << "\n";
+}
+
+double geomean(const std::vector<double>& v) {
+  double s = 0;
+  int n = 0;
+  for (double e : v)
+    if (std::isfinite(e) && e > 0) s += std::log(e), ++n;
+  return n ? std::exp(s / n) : NAN;
+}
+
+struct Summary {
+  double sort2d_vs_gpu = NAN, dp2d_vs_gpu = NAN, sort2d_vs_host = NAN, dp2d_vs_host = NAN;
+  double hbp_vs_cusparse = NAN;
+};
+
+Summary summarize(const std::vector<Result>& results) {
+  std::vector<double> sg, dg, sh, dh, sp;
+  for (const auto& r : results) {
+    sg.push_back(r.prep_sort2d_ms / r.prep_gpu_ms);
+    dg.push_back(r.prep_dp2d_ms / r.prep_gpu_ms);
+    sh.push_back(r.prep_sort2d_ms / r.prep_host_hbp_ms);
+    dh.push_back(r.prep_dp2d_ms / r.prep_host_hbp_ms);
+    sp.push_back(r.speedup_vs_cusparse());
+  }
+  return {geomean(sg), geomean(dg), geomean(sh), geomean(dh), geomean(sp)};
+}
+
+void write_outputs(const Args& args, const std::vector<Result>& results) {
+  fs::create_directories(args.out);
+  std::ofstream csv(fs::path(args.out) / "hbp_bench.csv");
+  csv << "matrix,rows,cols,nnz,precision,blocks,table_slots,hash_a,hash_c,prep_gpu_ms,"
+         "prep_host_hbp_ms,prep_sort2d_ms,prep_dp2d_ms,sort2d_over_gpu,dp2d_over_gpu,"
+         "sort2d_over_host_hbp,dp2d_over_host_hbp,gpu_equals_host,std_before,std_after_hash,"
+         "std_after_sort,cusparse_ms,csr_vector_ms,hbp_ms,hbp_speedup_vs_cusparse,"
+         "hbp_speedup_vs_csr_vector,hbp_rel_error,ok,note\n";
+  for (const auto& r : results) {
+    std::string note = r.note;
+    std::replace(note.begin(), note.end(), ',', ';');
+    csv << r.matrix << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision << ','
+        << r.blocks << ',' << r.slots << ',' << r.hash_a << ',' << r.hash_c << ','
+        << fmt(r.prep_gpu_ms) << ',' << fmt(r.prep_host_hbp_ms) << ',' << fmt(r.prep_sort2d_ms)
+        << ',' << fmt(r.prep_dp2d_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ','
+        << fmt(r.prep_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms)
+        << ',' << fmt(r.prep_dp2d_ms / r.prep_host_hbp_ms) << ','
+        << (r.host_built ? (r.identical ? "1" : "0") : "") << ',' << fmt(r.std_before) << ','
+        << fmt(r.std_hash) << ',' << fmt(r.std_sort) << ',' << fmt(r.cusparse_ms) << ','
+        << fmt(r.csr_vector_ms) << ',' << fmt(r.hbp_ms) << ',' << fmt(r.speedup_vs_cusparse())
+        << ',' << fmt(r.speedup_vs_csr_vector()) << ',' << fmt(r.hbp_err) << ',' << (r.ok ? 1 : 0)
+        << ',' << note << '\n';
+  }
+  cudaDeviceProp prop{};
+  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.device));
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const Summary s = summarize(results);
+  std::ofstream j(fs::path(args.out) / "hbp_bench.json");
+  j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
+    << ",\"processors\":{\"prep_gpu\":" << json_str(std::string("GPU ") + prop.name)
+    << ",\"prep_host_hbp\":\"host, 1 thread\",\"prep_sort2d\":\"host, 1 thread\","
+       "\"prep_dp2d\":\"host, 1 thread\"},\"host_threads\":"
+    << std::thread::hardware_concurrency()
+    << ",\"geomean\":{\"sort2d_over_gpu\":" << json_num(s.sort2d_vs_gpu)
+    << ",\"dp2d_over_gpu\":" << json_num(s.dp2d_vs_gpu)
+    << ",\"sort2d_over_host_hbp\":" << json_num(s.sort2d_vs_host)
+    << ",\"dp2d_over_host_hbp\":" << json_num(s.dp2d_vs_host)
+    << ",\"hbp_speedup_vs_cusparse\":" << json_num(s.hbp_vs_cusparse) << "},\"results\":[";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"rows\":" << r.m
+      << ",\"cols\":" << r.n << ",\"nnz\":" << r.nnz << ",\"precision\":" << json_str(r.precision)
+      << ",\"blocks\":" << r.blocks << ",\"table_slots\":" << r.slots << ",\"hash_a\":" << r.hash_a
+      << ",\"hash_c\":" << r.hash_c << ",\"prep_gpu_ms\":" << json_num(r.prep_gpu_ms)
+      << ",\"prep_host_hbp_ms\":" << json_num(r.prep_host_hbp_ms)
+      << ",\"prep_sort2d_ms\":" << json_num(r.prep_sort2d_ms)
+      << ",\"prep_dp2d_ms\":" << json_num(r.prep_dp2d_ms)
+      << ",\"gpu_equals_host\":" << (r.host_built ? (r.identical ? "true" : "false") : "null")
+      << ",\"std_before\":" << json_num(r.std_before)
+      << ",\"std_after_hash\":" << json_num(r.std_hash)
+      << ",\"std_after_sort\":" << json_num(r.std_sort)
+      << ",\"cusparse_ms\":" << json_num(r.cusparse_ms)
+      << ",\"csr_vector_ms\":" << json_num(r.csr_vector_ms) << ",\"hbp_ms\":" << json_num(r.hbp_ms)
+      << ",\"hbp_speedup_vs_cusparse\":" << json_num(r.speedup_vs_cusparse())
+      << ",\"hbp_speedup_vs_csr_vector\":" << json_num(r.speedup_vs_csr_vector())
+      << ",\"hbp_rel_error\":" << json_num(r.hbp_err)
+      << ",\"csr_vector_rel_error\":" << json_num(r.csr_vector_err)
+      << ",\"cusparse_rel_error\":" << json_num(r.cusparse_err)
+      << ",\"ok\":" << (r.ok ? "true" : "false") << ",\"note\":" << json_str(r.note) << "}";
+  }
+  j << "\n]}\n";
+}
+
+int run(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  if (cuda::device_count() <= args.device)
+    throw InvalidArgument("no CUDA device " + std::to_string(args.device));
+  KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
+  std::cerr << "preprocessing: HBP on the GPU; HBP-host, sort2D and DP2D on the host, 1 thread, "
+               "up to "
+            << args.host_max_nnz << " nnz\n";
+  std::vector<Result> results;
+  for (const auto& [name, path] : benchmark_sources(args.matrices, args.gens, 40000)) {
+    for (const auto& precision : args.precisions) {
+      Result r;
+      r.matrix = name, r.precision = precision;
+      try {
+        std::cerr << name << " (" << precision << "): loading ... " << std::flush;
+        const auto bench = [&](auto scalar) {
+          using S = decltype(scalar);
+          const CsrMatrix<S> a = load_source<S>(name, path);
+          r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+          std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz\n";
+          bench_matrix<S>(name, a, args, r);
+        };
+        precision == "float" ? bench(float{}) : bench(double{});
+      } catch (const Error& e) {  // a matrix that cannot load or does not fit: note it, go on
+        std::cerr << "ERROR " << name << " (" << precision << "): " << e.what() << "\n";
+        r.ok = false;
+        r.note += e.what();
+      }
+      results.push_back(r);
+    }
+    write_outputs(args, results);  // after every matrix: a cut-short run keeps its results
+  }
+  const Summary s = summarize(results);
+  std::printf("%-26s %6s %10s %10s %10s %10s %9s %9s %9s %8s\n", "matrix", "prec", "prepGPU",
+              "prepHost", "sort2D", "DP2D", "cuSPARSE", "HBP", "vs cusp", "std b/a");
+  for (const auto& r : results) {
+    std::printf("%-26.26s %6s %10.3f %10.3f %10.3f %10.3f %9.4f %9.4f %9.2f %4.2f/%4.2f%s\n",
+                r.matrix.c_str(), r.precision.c_str(), r.prep_gpu_ms, r.prep_host_hbp_ms,
+                r.prep_sort2d_ms, r.prep_dp2d_ms, r.cusparse_ms, r.hbp_ms, r.speedup_vs_cusparse(),
+                r.std_before, r.std_hash, r.ok ? "" : "  FAILED");
+  }
+  std::printf(
+      "geomean preprocessing speedup of HBP-GPU: %.2fx over sort2D, %.2fx over DP2D (host, 1 "
+      "thread); of HBP-host over the same host builds: %.2fx, %.2fx (paper: 3.53x, 3.67x)\n"
+      "geomean HBP speedup over cuSPARSE: %.2fx\n",
+      s.sort2d_vs_gpu, s.dp2d_vs_gpu, s.sort2d_vs_host, s.dp2d_vs_host, s.hbp_vs_cusparse);
+  const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
+  std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "hbp_bench: " << e.what() << "\n";
+    return 2;
+  }
+}
