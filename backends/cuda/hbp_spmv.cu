@@ -239,17 +239,17 @@ __global__ void __launch_bounds__(32)
     for (int g = 0; g < G; ++g) {
       const long long slot = base + g * 32 + lane;
       const int z = a.zero_row[slot];
-      S sum = 0;
+      double sum = 0;  // a lane's row may hold block_cols terms: float sums lose digits
       if (z >= 0) {
         DeviceOffset j = a.begin_nnz[static_cast<long long>(b) * G + g] + lane - z;
         for (;;) {
-          sum += a.data[j] * xs[a.col[j]];
+          sum += static_cast<double>(a.data[j]) * xs[a.col[j]];
           const int step = a.add_sign[j];
           if (step < 0) break;
           j += step;
         }
       }
-      partial[base + a.output_hash[slot]] = sum;
+      partial[base + a.output_hash[slot]] = static_cast<S>(sum);
     }
   };
   for (Ordinal b = w * a.per_warp; b < (w + 1) * a.per_warp; ++b) run_block(b);
@@ -272,10 +272,10 @@ __global__ void hbp_combine_kernel(const Ordinal* __restrict__ combine_ptr,
   if (i >= m) return;
   const Ordinal r = static_cast<Ordinal>(i / N);
   const long long local = i - static_cast<long long>(r) * N;
-  S sum = 0;
+  double sum = 0;
   for (Ordinal q = combine_ptr[r]; q < combine_ptr[r + 1]; ++q)
     sum += partial[static_cast<long long>(combine_block[q]) * N + local];
-  const S ax = alpha * sum;
+  const S ax = alpha * static_cast<S>(sum);
   y[i] = beta == S(0) ? ax : ax + beta * y[i];
 }
 

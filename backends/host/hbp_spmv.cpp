@@ -31,15 +31,15 @@ void spmv(S alpha, const HbpMatrix<S>& a, const S* x, S beta, S* y) {
     const S* xs = x + std::size_t(block_col[b]) * M;
     for (Ordinal p = 0; p < N; ++p) {
       const std::size_t slot = std::size_t(b) * N + p;
-      S sum = 0;
+      double sum = 0;  // a lane's row may hold block_cols terms: float sums lose digits
       if (zero_row[slot] >= 0) {
         Offset j = begin_nnz[std::size_t(b) * G + p / kHbpWarp] + p % kHbpWarp - zero_row[slot];
         for (;; j += add_sign[j]) {
-          sum += data[j] * xs[col[j]];
+          sum += static_cast<double>(data[j]) * xs[col[j]];
           if (add_sign[j] < 0) break;
         }
       }
-      part[std::size_t(b) * N + output_hash[slot]] = sum;
+      part[std::size_t(b) * N + output_hash[slot]] = static_cast<S>(sum);
     }
   };
   Kokkos::parallel_for(
@@ -53,12 +53,12 @@ void spmv(S alpha, const HbpMatrix<S>& a, const S* x, S beta, S* y) {
   Kokkos::parallel_for("kspmv::host::hbp::combine", Kokkos::RangePolicy<HostExecSpace>(0, m),
                        [=](Ordinal i) {
                          const Ordinal r = i / N;
-                         S sum = 0;
+                         double sum = 0;
                          if (blocks > 0) {
                            for (Ordinal q = combine_ptr[r]; q < combine_ptr[r + 1]; ++q)
                              sum += part[std::size_t(combine_block[q]) * N + (i - r * N)];
                          }
-                         const S ax = alpha * sum;
+                         const S ax = alpha * static_cast<S>(sum);
                          y[i] = beta == S(0) ? ax : ax + beta * y[i];
                        });
 }

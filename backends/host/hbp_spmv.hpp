@@ -7,7 +7,7 @@
 namespace kspmv::host {
 
 // y = alpha*A*x + beta*y with cuSPARSE semantics (beta == 0 overwrites y, alpha == 0 reads no A).
-// One worker per host thread; x holds ncols entries, y nrows.
+// One worker per host thread; sums in double, as the GPU kernel. x holds ncols entries, y nrows.
 template <class S>
 void spmv(S alpha, const HbpMatrix<S>& a, const S* x, S beta, S* y);
 
