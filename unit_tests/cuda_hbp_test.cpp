@@ -96,6 +96,17 @@ TYPED_TEST(CudaHbp, KernelMatchesReference) {
 #endif
 }
 
+TEST(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsUnsupported) {
+#ifndef KSPMV_HAVE_CUDA
+  GTEST_SKIP() << "built without the CUDA backend";
+#else
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto a = seg::long_row_among_short<double>();  // 100000 columns: 512 KB segments
+  EXPECT_THROW(cuda::make_hbp<double>(nullptr, pointers(a), HbpParams{32, 65536, 0.5}),
+               UnsupportedError);
+#endif
+}
+
 TYPED_TEST(CudaHbp, KernelMatchesReferenceOnTheSharedMatrices) {
 #ifndef KSPMV_HAVE_CUDA
   GTEST_SKIP() << "built without the CUDA backend";

@@ -120,6 +120,17 @@ TEST(HbpSplit, FixedPartIsEqualPerWarpAndTheRestIsCompetitive) {
   EXPECT_EQ(hbp_split(0, 10, 0.5).fixed, 0);
 }
 
+TEST(HbpParams, TheLargestBlocksWork) {
+  const auto a = seg::long_row_among_short<double>();
+  const auto h = build(a, HbpParams{1024, 65536, 1.0});
+  expect_well_formed(h, a);
+  const auto x = random_vector<double>(a.ncols, 3);
+  std::vector<double> y(a.nrows), ref(a.nrows);
+  host::spmv(1.0, h, x.data(), 0.0, y.data());
+  reference::spmv(1.0, a, x.data(), 0.0, ref.data());
+  EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), 1e-12);
+}
+
 TEST(HbpParams, RejectsBadSizes) {
   const auto a = gen::from_spec<double>("laplace2d:n=10");
   const auto c = pointers(a);

@@ -27,10 +27,11 @@ std::vector<std::pair<std::string, CsrMatrix<S>>> matrices() {
 }
 
 // Block sizes: the paper's 512 x 4096, small blocks (many blocks and block columns, x segments
-// cut short), the largest rows and columns, and the extremes of the fixed/competitive split.
+// cut short), the largest rows with columns whose double x segment still fits the shared memory
+// of an H100 (128 KB), and the extremes of the fixed/competitive split.
 inline std::vector<HbpParams> params() {
   return {HbpParams{}, HbpParams{32, 64, 0.5}, HbpParams{96, 1000, 0.0},
-          HbpParams{1024, 65536, 1.0}};
+          HbpParams{1024, 16384, 1.0}};
 }
 
 inline std::string describe(const HbpParams& p) {
