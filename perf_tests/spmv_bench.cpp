@@ -236,7 +236,9 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
         KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));  // NaN
       };
       const Kernel resolved =
-          k == Kernel::Auto ? cuda::auto_kernel(cuda::row_shape(a.row_ptr.data(), a.nrows)) : k;
+          k == Kernel::Auto
+              ? cuda::auto_kernel(cuda::row_shape(a.row_ptr.data(), a.nrows), sizeof(S))
+              : k;
       if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
       auto spmv = cuda::make_device_spmv(resolved, d, host);
       poison();

@@ -145,7 +145,7 @@ Options cuda_options(std::vector<int> devices, Kernel kernel = Kernel::CsrVector
 
 TEST(CudaOperatorErrors, NonexistentDeviceIdThrowsNotCrashes) {
   const auto a = random_matrix<double>(50, 50, 3, 5);
-  for (int device : {-1, 9999}) {
+  for (int device : {-2, 9999}) {  // -1 is kAllDevices
 #ifdef KSPMV_HAVE_CUDA
     EXPECT_THROW(Operator<double>(a, cuda_options({device})), InvalidArgument) << device;
 #else
@@ -188,18 +188,19 @@ TEST(CudaOperatorErrors, TimingsAreFilledAfterApply) {
 // The Kernel::Auto rule (cuda_operator.hpp) on row shapes alone: no GPU needed.
 TEST(CudaAutoRule, FollowsTheDocumentedThresholds) {
   const Offset big = cuda::kAutoLatencyNnz;
-  EXPECT_EQ(cuda::auto_kernel(cuda::RowShape{}), Kernel::CsrVector);
+  EXPECT_EQ(cuda::auto_kernel(cuda::RowShape{}, 8), Kernel::CsrVector);
   // Latency-bound: skewed or very regular -> seg, otherwise csr-vector.
-  EXPECT_EQ(cuda::auto_kernel({20000, 10000, 20, 5}), Kernel::Seg);
-  EXPECT_EQ(cuda::auto_kernel({50000, 5, 5, 0.05}), Kernel::Seg);
-  EXPECT_EQ(cuda::auto_kernel({50000, 50, 5, 1.5}), Kernel::Seg);
-  EXPECT_EQ(cuda::auto_kernel({100000, 16, 6, 0.22}), Kernel::CsrVector);
+  EXPECT_EQ(cuda::auto_kernel({20000, 10000, 20, 5}, 8), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({50000, 5, 5, 0.05}, 8), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({50000, 50, 5, 1.5}, 8), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({100000, 16, 6, 0.22}, 8), Kernel::CsrVector);
   // Bandwidth-bound.
-  EXPECT_EQ(cuda::auto_kernel({big, 10000, 30, 5}), Kernel::Cusparse);  // power law
-  EXPECT_EQ(cuda::auto_kernel({big, 100, 30, 1.2}), Kernel::Cusparse);
-  EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}), Kernel::CsrVector);  // 2D stencil
-  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}), Kernel::Seg);     // 3D stencil
-  EXPECT_EQ(cuda::auto_kernel({big, 30, 15, 0.26}), Kernel::Cusparse);
+  EXPECT_EQ(cuda::auto_kernel({big, 10000, 30, 5}, 8), Kernel::Cusparse);  // power law
+  EXPECT_EQ(cuda::auto_kernel({big, 100, 30, 1.2}, 8), Kernel::Cusparse);
+  EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}, 8), Kernel::CsrVector);    // 2D stencil
+  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 8), Kernel::Seg);       // 3D stencil, double
+  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 4), Kernel::Cusparse);  // float
+  EXPECT_EQ(cuda::auto_kernel({big, 30, 15, 0.26}, 8), Kernel::Cusparse);
 }
 
 TEST(CudaAutoRule, RowShapeOfAStencilAndOfOneLongRow) {
@@ -213,7 +214,7 @@ TEST(CudaAutoRule, RowShapeOfAStencilAndOfOneLongRow) {
   const cuda::RowShape l = cuda::row_shape(one_long.data(), 4);
   EXPECT_EQ(l.max, 9000);
   EXPECT_GT(l.cv, 1.5);
-  EXPECT_EQ(cuda::auto_kernel(l), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel(l, 8), Kernel::Seg);
 }
 #endif
 

@@ -62,7 +62,7 @@ RowShape row_shape(const Offset* row_ptr, Ordinal m) {
   return s;
 }
 
-Kernel auto_kernel(const RowShape& s) {
+Kernel auto_kernel(const RowShape& s, std::size_t value_bytes) {
   if (s.nnz == 0) return Kernel::CsrVector;
   const bool skewed = s.max > 8 * s.mean + 32;  // a few rows far longer than the rest
   Kernel k = Kernel::CsrVector;
@@ -73,7 +73,7 @@ Kernel auto_kernel(const RowShape& s) {
   } else if (s.mean < 6 && s.cv < 0.5) {
     k = Kernel::CsrVector;
   } else if (s.cv < 0.2) {
-    k = Kernel::Seg;
+    k = value_bytes >= 8 ? Kernel::Seg : Kernel::Cusparse;
   } else {
     k = Kernel::Cusparse;
   }
@@ -173,8 +173,9 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
           r_->kernels.push_back(make_device_spmv(k, r_->a, host));
       }
     } else {
-      const Kernel k =
-          o.kernel == Kernel::Auto ? auto_kernel(row_shape(host.row_ptr, host.m)) : o.kernel;
+      const Kernel k = o.kernel == Kernel::Auto
+                           ? auto_kernel(row_shape(host.row_ptr, host.m), sizeof(Scalar))
+                           : o.kernel;
       if (k != Kernel::Seg && k != Kernel::SegR)  // segSpMV uploads its own padded layout
         r_->a = std::make_shared<const DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
       r_->kernels.push_back(make_device_spmv(k, r_->a, host));

@@ -47,7 +47,8 @@ RowShape row_shape(const Offset* row_ptr, Ordinal m);
 // it, memory bandwidth does.
 inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 
-// The Kernel::Auto rule (no timing), from the RowShape. "Skewed": max > 8 * mean + 32.
+// The Kernel::Auto rule (no timing), from the RowShape and the bytes of one value (4 or 8).
+// "Skewed": max > 8 * mean + 32.
 //   no non-zeros                                        -> csr-vector
 //   nnz < kAutoLatencyNnz (latency-bound):
 //     skewed, power law (cv > 1) or very regular rows   -> seg (balanced tiles, one pass)
@@ -56,12 +57,14 @@ inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 //   nnz >= kAutoLatencyNnz (bandwidth-bound):
 //     skewed or power law (cv > 1)                      -> cusparse
 //     short regular rows (mean < 6, cv < 0.5)           -> csr-vector
-//     regular rows (cv < 0.2)                           -> seg (coalesced tiles, little padding)
+//     regular rows (cv < 0.2)                           -> seg in double (coalesced tiles, little
+//                                                          padding); cusparse in float (seg
+//                                                          measured 0.77x on the 27-point stencil)
 //     otherwise                                         -> cusparse
 // Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
 // measured faster than cuSPARSE, the rule keeps cuSPARSE. A choice whose family is not built
 // falls back to cusparse. Options::autotune times the candidates instead.
-Kernel auto_kernel(const RowShape& shape);
+Kernel auto_kernel(const RowShape& shape, std::size_t value_bytes);
 
 // A kernel bound to one matrix on the current device: csr-vector, cusparse, cusparse-alg2 and
 // partial-overlap use the uploaded matrix `a`; seg, seg-r and full-overlap build their own device

@@ -266,8 +266,9 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
         const CsrPointers<S> piece{
             ptr.data(), exchange_ == Exchange::Halo ? cols.data() : host.col + b.nnz_begin,
             host.val + b.nnz_begin, b.rows(), local_n};
-        pc->kernel =
-            o.kernel == Kernel::Auto ? auto_kernel(row_shape(ptr.data(), b.rows())) : o.kernel;
+        pc->kernel = o.kernel == Kernel::Auto
+                         ? auto_kernel(row_shape(ptr.data(), b.rows()), sizeof(S))
+                         : o.kernel;
         pc->a = std::make_shared<const DeviceCsr<S>>(DeviceCsr<S>::upload(piece));
         pc->spmv = make_device_spmv(pc->kernel, pc->a, piece);
         if (exchange_ == Exchange::Merge) {

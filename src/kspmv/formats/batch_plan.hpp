@@ -23,7 +23,7 @@ struct BatchParams {
   std::array<double, 5> vector_switch = {17, 34, 64, 122, 216};
   // Number of big batches (one stream each) of CSR-Full-Overlap (Alg. 7/8). The paper uses 2 on
   // an A40; more hide a larger share of the last kernel behind the copies.
-  int big_batches = 8;
+  int big_batches = 4;
 };
 
 // Rows [row_begin, row_end), non-zeros [nnz_begin, nnz_end) = [row_ptr[row_begin],
