@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # The GPU suite: build with CUDA, unit tests (GPU tests must run, not skip), compute-sanitizer
-# memcheck and racecheck over the CUDA tests on small matrices, spmv_bench and its plot.
+# memcheck and racecheck over the CUDA tests on small matrices, spmv_bench and its plot, hbp_bench,
+# and on a machine with several GPUs multi_gpu_bench and cg_bench.
 #
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,bench (default: all but
-#                    configure alone; build implies configure). Split the suite over several
-#                    calls with e.g. SUITE_STEPS=build, then test,sanitize, then bench.
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,bench,hbp,multi (default:
+#                    build,test,sanitize,bench,hbp; build implies configure). Split the suite
+#                    over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
+#                    bench. "multi" runs multi_gpu_bench and cg_bench on every GPU (two or more).
 #   KSPMV_MATRICES   Matrix Market directory for the bench (default: shared/matrices if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
-#                    kron:scale=21")
+#                    kron:scale=21"); HBP_ARGS, MULTI_ARGS, CG_ARGS the same for hbp_bench,
+#                    multi_gpu_bench and cg_bench
 #   BUILD_DIR        build directory (default: build-gpu in the repository)
 #   CUDA_ARCHS       CMAKE_CUDA_ARCHITECTURES (default "80;90")
 # Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
 # from those packages unpacked (dpkg -x) into .prefix/. Results (at most 7 files) go flat into
-# RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.csv, spmv_bench.json, summary.json,
-# speedup.png. The last line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
+# RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.{csv,json}, summary.json, speedup.png; hbp/
+# (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench). The last
+# line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
 set -euo pipefail
 
 RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
-STEPS=",${SUITE_STEPS:-build,test,sanitize,bench},"
+STEPS=",${SUITE_STEPS:-build,test,sanitize,bench,hbp},"
 BUILD=${BUILD_DIR:-$REPO/build-gpu}
 PREFIX=$REPO/.prefix
 LOG=$RESULTS/suite.log
@@ -62,6 +66,9 @@ if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
     CMAKE_ARGS+=("-DZLIB_INCLUDE_DIR=$PREFIX/usr/include" "-DZLIB_LIBRARY=${libz:?no libz.so.1}")
   fi
 fi
+
+MATRICES=${KSPMV_MATRICES:-}
+if [[ -z $MATRICES && -d $REPO/shared/matrices ]]; then MATRICES=$REPO/shared/matrices; fi
 
 if want configure || want build; then
   STEP=configure
@@ -108,12 +115,12 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='AllCudaKernels/CudaKernels.Zoo*:CudaOperatorErrors.*:CudaOverlap*:CudaSeg*'
+  FILTER='AllCudaKernels/CudaKernels.Zoo*:CudaOperatorErrors.*:CudaOverlap*:CudaSeg*:CudaHbp*'
   for tool in memcheck racecheck; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
-    [[ $tool == memcheck ]] && FILTER+=':CudaMultiDevice*'
-    [[ $tool == racecheck ]] && FILTER=${FILTER%:CudaMultiDevice\*}
+    [[ $tool == memcheck ]] && FILTER+=':CudaMultiDevice*:*MultiDeviceOperator*'
+    [[ $tool == racecheck ]] && FILTER=${FILTER%:CudaMultiDevice\*:\*MultiDeviceOperator\*}
     # cuSPARSE's own csrmv kernel reports shared-memory hazards under racecheck; they are the
     # library's, not ours, so racecheck looks at kspmv's kernels only (memcheck checks all).
     exclude=()
@@ -128,8 +135,6 @@ fi
 
 if want bench; then
   STEP=bench
-  MATRICES=${KSPMV_MATRICES:-}
-  if [[ -z $MATRICES && -d $REPO/shared/matrices ]]; then MATRICES=$REPO/shared/matrices; fi
   args=(--out "$RESULTS")
   [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
   read -r -a extra <<<"${BENCH_ARGS:-}"
@@ -140,6 +145,34 @@ if want bench; then
     run python3 "$REPO/perf_tests/plot_speedup.py" "$RESULTS/spmv_bench.csv" "$RESULTS/speedup.png"
   else
     log "matplotlib not installed: no speedup.png"
+  fi
+fi
+
+if want hbp; then
+  STEP=hbp
+  mkdir -p "$RESULTS/hbp"
+  args=(--out "$RESULTS/hbp")
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  read -r -a extra <<<"${HBP_ARGS:-}"
+  log "+ hbp_bench ${args[*]} ${extra[*]:-}"
+  "$BUILD/perf_tests/hbp_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
+if want multi; then
+  STEP=multi
+  gpus=$(nvidia-smi -L | grep -c GPU || true)
+  ((gpus >= 2)) || log "only $gpus GPU: the multi-GPU runs use virtual devices on device 0"
+  mkdir -p "$RESULTS/multi" "$RESULTS/cg"
+  read -r -a extra <<<"${MULTI_ARGS:-}"
+  log "+ multi_gpu_bench --out $RESULTS/multi ${extra[*]:-}"
+  "$BUILD/perf_tests/multi_gpu_bench" --out "$RESULTS/multi" "${extra[@]}" 2>>"$LOG" |
+    tee -a "$LOG"
+  read -r -a extra <<<"${CG_ARGS:-}"
+  log "+ cg_bench --out $RESULTS/cg ${extra[*]:-}"
+  "$BUILD/perf_tests/cg_bench" --out "$RESULTS/cg" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+  if python3 -c "import matplotlib" 2>/dev/null; then
+    run python3 "$REPO/perf_tests/plot_multi_gpu.py" "$RESULTS/multi/multi_gpu_bench.csv" \
+      "$RESULTS/cg/cg_bench.csv" "$RESULTS/multi/multi_gpu.png"
   fi
 fi
 
