@@ -58,42 +58,32 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments in(argc, argv, kUsage); in.next();) {
+    const std::string& k = in.flag();
     if (k == "--gen")
-      a.gens.push_back(value());
+      a.gens.push_back(in.value());
     else if (k == "--matrices")
-      a.matrices = value();
+      a.matrices = in.value();
     else if (k == "--largest")
-      a.largest = std::max(0, std::stoi(value()));
+      a.largest = std::max(0, std::stoi(in.value()));
     else if (k == "--quick")
       a.quick = true;
     else if (k == "--devices")
-      a.devices_text = value();
-    else if (k == "--precision") {
-      a.precision = value();
-      if (a.precision != "float" && a.precision != "double")
-        throw InvalidArgument("--precision must be float or double");
-    } else if (k == "--tol")
-      a.tol = std::stod(value());
+      a.devices_text = in.value();
+    else if (k == "--precision")
+      a.precision = parse_precision(in.value());
+    else if (k == "--tol")
+      a.tol = std::stod(in.value());
     else if (k == "--max-iters")
-      a.max_iters = std::max(1, std::stoi(value()));
+      a.max_iters = std::max(1, std::stoi(in.value()));
     else if (k == "--kernel")
-      a.kernel = parse_kernel(value());
+      a.kernel = parse_kernel(in.value());
     else if (k == "--time-limit")
-      a.time_limit_s = std::stod(value());
+      a.time_limit_s = std::stod(in.value());
     else if (k == "--out")
-      a.out = value();
-    else if (k == "--help" || k == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
-    }
+      a.out = in.value();
+    else
+      in.unknown();
   }
   if (!std::isfinite(a.tol)) a.tol = a.precision == "float" ? 1e-4 : 1e-6;
   if (!(a.tol > 0)) throw InvalidArgument("--tol must be > 0");
@@ -137,10 +127,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                   std::vector<Result>& out) {
   if (a.nrows != a.ncols) throw InvalidArgument(name + " is not square");
   const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-  std::vector<S> b(a.nrows), x(a.nrows), r(a.nrows);
-  std::mt19937_64 gen(std::hash<std::string>{}(name));
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (auto& v : b) v = static_cast<S>(dist(gen));
+  const std::vector<S> b = random_values<S>(a.nrows, std::hash<std::string>{}(name));
+  std::vector<S> x(a.nrows), r(a.nrows);
   double bnorm = 0;
   for (S v : b) bnorm += double(v) * double(v);
   bnorm = std::sqrt(bnorm);
@@ -222,14 +210,10 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
         << fmt(r.speedup) << ',' << fmt(r.rel_residual) << ',' << fmt(r.host_rel_residual) << ','
         << fmt(r.tol) << ',' << fmt(r.setup_ms) << ',' << r.solves << ',' << r.ok << ','
         << csv_cell(r.note) << '\n';
-  cudaDeviceProp prop{};
-  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.devices.front()));
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string device = device_name(args.devices.front()), date = utc_date();
   const auto write_json = [&](const fs::path& path, bool full) {
     std::ofstream j(path);
-    j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
+    j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
       << ",\"gpus\":" << args.devices.size() << ",\"tol\":" << json_num(args.tol)
       << ",\"max_iterations\":" << args.max_iters << ",\"results\":[";
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -257,50 +241,31 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
   write_json(fs::path(args.out) / "summary.json", false);
 }
 
-template <class S>
-void run_matrix(const std::string& name, const std::string& path, const Args& args,
-                std::vector<Result>& results) {
-  std::cerr << name << " (" << args.precision << "): " << (path.empty() ? "generating" : "reading")
-            << " ... " << std::flush;
-  const CsrMatrix<S> a = path.empty() ? gen::from_spec<S>(name) : io::read_matrix_market<S>(path);
-  std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz\n";
-  bench_matrix<S>(name, a, args, results);
-}
-
 int run(int argc, char** argv) {
   const Args args = parse(argc, argv);
-  std::vector<std::pair<std::string, std::string>> sources;  // (name, path; empty: generated)
-  for (const auto& g : args.gens) sources.emplace_back(g, "");
-  if (!args.matrices.empty())
-    for (const auto& f : largest_matrix_files(args.matrices, args.largest, true))
-      sources.push_back(f);
+  const auto sources = generated_then_largest(args.gens, args.matrices, args.largest, true);
   std::cerr << "cg_bench: " << sources.size() << " matrices, devices";
   for (int d : args.devices) std::cerr << ' ' << d;
   std::cerr << ", tol " << args.tol << ", max " << args.max_iters << " iterations\n";
   const auto t0 = Clock::now();
   std::vector<Result> results;
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const auto& [name, path] = sources[i];
-    if (ms_since(t0) > 1e3 * args.time_limit_s) {
-      std::cerr << "time limit reached: skipping " << sources.size() - i << " matrices\n";
-      break;
-    }
-    std::cerr << "[" << i + 1 << "/" << sources.size() << "] ";
-    try {
-      if (args.precision == "float")
-        run_matrix<float>(name, path, args, results);
-      else
-        run_matrix<double>(name, path, args, results);
-    } catch (const Error& e) {
-      std::cerr << "ERROR " << name << ": " << e.what() << "\n";
-      Result r;
-      r.matrix = name, r.precision = args.precision, r.variant = "-", r.ok = false;
-      r.note = e.what();
-      results.push_back(r);
-    }
-    write_outputs(args, results);  // a later failure keeps what was measured
-  }
-  write_outputs(args, results);
+  run_sources(
+      sources, t0, args.time_limit_s,
+      [&](const std::string& name, const std::string& path) {
+        if (args.precision == "float")
+          bench_matrix<float>(name, load_source_logged<float>(name, path, args.precision), args,
+                              results);
+        else
+          bench_matrix<double>(name, load_source_logged<double>(name, path, args.precision), args,
+                               results);
+      },
+      [&](const std::string& name, const std::string& what) {
+        Result r;
+        r.matrix = name, r.precision = args.precision, r.variant = "-", r.ok = false;
+        r.note = what;
+        results.push_back(r);
+      },
+      [&] { write_outputs(args, results); });  // a later failure keeps what was measured
   std::printf("%-24s %4s %-17s %6s %10s %7s %10s\n", "matrix", "gpus", "variant", "iters",
               "ms/iter", "x1gpu", "host_res");
   for (const auto& r : results)
@@ -316,11 +281,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "cg_bench: " << e.what() << "\n";
-    return 2;
-  }
+  return bench_main("cg_bench", argc, argv, run);
 }

@@ -30,14 +30,13 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/host/reference.hpp"
-#include "spmv_timing.hpp"
+#include "bench_common.hpp"
 
 namespace {
 
 using namespace kspmv;
-using namespace kspmv::perf;
+using namespace kspmv::bench;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 // Host builds also skip tables of more slots (their per-slot work and memory, times three).
 constexpr Offset kHostMaxSlots = Offset(1) << 28;
@@ -64,40 +63,28 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments in(argc, argv, kUsage); in.next();) {
+    const std::string& k = in.flag();
     if (k == "--matrices")
-      a.matrices = value();
+      a.matrices = in.value();
     else if (k == "--gen")
-      a.gens.push_back(value());
+      a.gens.push_back(in.value());
     else if (k == "--no-default-gen")
       a.default_gen = false;
     else if (k == "--out")
-      a.out = value();
+      a.out = in.value();
     else if (k == "--reps")
-      a.reps = std::max(1, std::stoi(value()));
+      a.reps = std::max(1, std::stoi(in.value()));
     else if (k == "--prep-reps")
-      a.prep_reps = std::max(1, std::stoi(value()));
+      a.prep_reps = std::max(1, std::stoi(in.value()));
     else if (k == "--host-max-nnz")
-      a.host_max_nnz = std::stoll(value());
+      a.host_max_nnz = std::stoll(in.value());
     else if (k == "--device")
-      a.device = std::stoi(value());
-    else if (k == "--precision") {
-      const std::string p = value();
-      if (p != "float" && p != "double" && p != "both")
-        throw InvalidArgument("--precision must be float, double or both");
-      a.precisions =
-          p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
-    } else if (k == "--help" || k == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
-    }
+      a.device = std::stoi(in.value());
+    else if (k == "--precision")
+      a.precisions = parse_precisions(in.value());
+    else
+      in.unknown();
   }
   if (a.gens.empty() && a.default_gen) {
     a.gens = {"laplace2d:n=2048", "stencil27:n=100",  "uniform:rows=500000,k=8",
@@ -122,10 +109,6 @@ struct Result {
   double speedup_vs_cusparse() const { return cusparse_ms / hbp_ms; }
   double speedup_vs_csr_vector() const { return csr_vector_ms / hbp_ms; }
 };
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // Median wall-clock milliseconds of `reps` calls of `build` (after one warm-up when asked).
 template <class F>
@@ -194,10 +177,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
             << " (hash)\n";
 
   // SpMV.
-  std::vector<S> x(a.ncols), ref(a.nrows), y(a.nrows);
-  std::mt19937_64 gen(std::hash<std::string>{}(name) ^ sizeof(S));
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (auto& v : x) v = static_cast<S>(dist(gen));
+  const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name) ^ sizeof(S));
+  std::vector<S> ref(a.nrows), y(a.nrows);
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
   cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
   dx.upload(x.data());
@@ -273,15 +254,11 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
         << ',' << fmt(r.speedup_vs_csr_vector()) << ',' << fmt(r.hbp_err) << ',' << (r.ok ? 1 : 0)
         << ',' << note << '\n';
   }
-  cudaDeviceProp prop{};
-  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.device));
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string device = device_name(args.device), date = utc_date();
   const Summary s = summarize(results);
   std::ofstream j(fs::path(args.out) / "hbp_bench.json");
-  j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
-    << ",\"processors\":{\"prep_gpu\":" << json_str(std::string("GPU ") + prop.name)
+  j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
+    << ",\"processors\":{\"prep_gpu\":" << json_str("GPU " + device)
     << ",\"prep_host_hbp\":\"host, 1 thread\",\"prep_sort2d\":\"host, 1 thread\","
        "\"prep_dp2d\":\"host, 1 thread\"},\"host_threads\":"
     << std::thread::hardware_concurrency()
@@ -369,11 +346,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "hbp_bench: " << e.what() << "\n";
-    return 2;
-  }
+  return bench_main("hbp_bench", argc, argv, run);
 }

@@ -66,53 +66,32 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments in(argc, argv, kUsage); in.next();) {
+    const std::string& k = in.flag();
     if (k == "--gen")
-      a.gens.push_back(value());
+      a.gens.push_back(in.value());
     else if (k == "--quick")
       a.quick = true;
     else if (k == "--devices")
-      a.devices_text = value();
+      a.devices_text = in.value();
     else if (k == "--matrices")
-      a.matrices = value();
+      a.matrices = in.value();
     else if (k == "--largest")
-      a.largest = std::max(0, std::stoi(value()));
+      a.largest = std::max(0, std::stoi(in.value()));
     else if (k == "--time-limit")
-      a.time_limit_s = std::stod(value());
+      a.time_limit_s = std::stod(in.value());
     else if (k == "--reps")
-      a.reps = std::max(1, std::stoi(value()));
-    else if (k == "--precision") {
-      a.precision = value();
-      if (a.precision != "float" && a.precision != "double")
-        throw InvalidArgument("--precision must be float or double");
-    } else if (k == "--kernel")
-      a.kernel = parse_kernel(value());
+      a.reps = std::max(1, std::stoi(in.value()));
+    else if (k == "--precision")
+      a.precision = parse_precision(in.value());
+    else if (k == "--kernel")
+      a.kernel = parse_kernel(in.value());
     else if (k == "--out")
-      a.out = value();
-    else if (k == "--help" || k == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
-    }
+      a.out = in.value();
+    else
+      in.unknown();
   }
-  if (a.gens.empty())
-    a.gens = a.quick ? std::vector<std::string>{"laplace2d:n=512",
-                                                "stencil27:n=40",
-                                                "uniform:rows=200000,k=8",
-                                                "kron:scale=16",
-                                                "rgg:scale=16",
-                                                "kmer:rows=500000",
-                                                "fullchip:rows=100000"}
-                     : std::vector<std::string>{
-                           "laplace2d:n=4096",     "stencil27:n=160", "uniform:rows=20000000,k=8",
-                           "kron:scale=21",        "rgg:scale=23",    "kmer:rows=60000000",
-                           "fullchip:rows=3000000"};
+  if (a.gens.empty()) a.gens = family_specs(a.quick);
   a.devices = parse_device_list(a.devices_text, cuda::device_count());
   return a;
 }
@@ -132,12 +111,9 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                   const PeerBandwidth& bw, std::vector<Result>& out) {
   const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
   const Offset nnz = a.nnz();
-  const double bytes = nnz * (sizeof(S) + 4.0) + (a.nrows + 1) * 4.0 +
-                       (static_cast<double>(a.ncols) + a.nrows) * sizeof(S);
-  std::vector<S> x(a.ncols), ref(a.nrows), y(a.nrows);
-  std::mt19937_64 gen(std::hash<std::string>{}(name));
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (auto& v : x) v = static_cast<S>(dist(gen));
+  const double bytes = bytes_moved(a);
+  const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name));
+  std::vector<S> ref(a.nrows), y(a.nrows);
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
   const std::vector<S> nan(a.nrows, std::numeric_limits<S>::quiet_NaN());
   const auto base = [&] {
@@ -273,14 +249,10 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
         << fmt(r.setup_cost) << ',' << fmt(r.halo_setup_cost) << ',' << fmt(r.rel_error) << ','
         << (r.ok ? 1 : 0) << ',' << note << '\n';
   }
-  cudaDeviceProp prop{};
-  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.devices.front()));
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string device = device_name(args.devices.front()), date = utc_date();
   auto write_json = [&](const fs::path& path, bool full) {
     std::ofstream j(path);
-    j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
+    j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
       << ",\"gpus\":" << args.devices.size() << ",\"peer_gbps_0_to_1\":" << json_num(bw.to_1)
       << ",\"peer_gbps_1_to_0\":" << json_num(bw.to_0)
       << ",\"peer_gbps_both\":" << json_num(bw.both) << ",\"results\":[";
@@ -308,16 +280,6 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
   write_json(fs::path(args.out) / "summary.json", false);
 }
 
-template <class S>
-void run_matrix(const std::string& name, const std::string& path, const Args& args,
-                const PeerBandwidth& bw, std::vector<Result>& results) {
-  std::cerr << name << " (" << args.precision << "): " << (path.empty() ? "generating" : "reading")
-            << " ... " << std::flush;
-  const CsrMatrix<S> a = path.empty() ? gen::from_spec<S>(name) : io::read_matrix_market<S>(path);
-  std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz\n";
-  bench_matrix<S>(name, a, args, bw, results);
-}
-
 int run(int argc, char** argv) {
   const Args args = parse(argc, argv);
   const auto t0 = Clock::now();
@@ -329,34 +291,25 @@ int run(int argc, char** argv) {
               << fmt(bw.to_0) << " (" << d1 << "->" << d0 << "), " << fmt(bw.both)
               << " (both at once)\n";
   }
-  std::vector<std::pair<std::string, std::string>> sources;  // (name, path; empty: generated)
-  for (const auto& g : args.gens) sources.emplace_back(g, "");
-  if (!args.matrices.empty())
-    for (const auto& f : largest_matrix_files(args.matrices, args.largest, false))
-      sources.push_back(f);
+  const auto sources = generated_then_largest(args.gens, args.matrices, args.largest, false);
   std::vector<Result> results;
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const auto& [name, path] = sources[i];
-    if (ms_since(t0) > 1e3 * args.time_limit_s) {
-      std::cerr << "time limit reached: skipping " << sources.size() - i << " matrices\n";
-      break;
-    }
-    std::cerr << "[" << i + 1 << "/" << sources.size() << "] ";
-    try {
-      if (args.precision == "float")
-        run_matrix<float>(name, path, args, bw, results);
-      else
-        run_matrix<double>(name, path, args, bw, results);
-    } catch (const Error& e) {
-      std::cerr << "ERROR " << name << ": " << e.what() << "\n";
-      Result r;
-      r.matrix = name, r.precision = args.precision, r.kernel = "-", r.ok = false;
-      r.note = e.what();
-      results.push_back(r);
-    }
-    write_outputs(args, results, bw);  // a later failure keeps what was measured
-  }
-  write_outputs(args, results, bw);
+  run_sources(
+      sources, t0, args.time_limit_s,
+      [&](const std::string& name, const std::string& path) {
+        if (args.precision == "float")
+          bench_matrix<float>(name, load_source_logged<float>(name, path, args.precision), args, bw,
+                              results);
+        else
+          bench_matrix<double>(name, load_source_logged<double>(name, path, args.precision), args,
+                               bw, results);
+      },
+      [&](const std::string& name, const std::string& what) {
+        Result r;
+        r.matrix = name, r.precision = args.precision, r.kernel = "-", r.ok = false;
+        r.note = what;
+        results.push_back(r);
+      },
+      [&] { write_outputs(args, results, bw); });  // a later failure keeps what was measured
   std::printf("%-26s %4s %-7s %-9s %9s %9s %9s %7s %7s %9s\n", "matrix", "gpus", "part", "exchange",
               "ms", "kern_ms", "exch_ms", "x1gpu", "bound", "rel_err");
   for (const auto& r : results)
@@ -372,11 +325,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "multi_gpu_bench: " << e.what() << "\n";
-    return 2;
-  }
+  return bench_main("multi_gpu_bench", argc, argv, run);
 }

@@ -30,12 +30,12 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/host/reference.hpp"
-#include "spmv_timing.hpp"
+#include "bench_common.hpp"
 
 namespace {
 
 using namespace kspmv;
-using namespace kspmv::perf;
+using namespace kspmv::bench;
 namespace fs = std::filesystem;
 
 const char* kUsage =
@@ -60,26 +60,14 @@ struct Args {
   int reps = 20, device = 0;
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string p; std::getline(in, p, sep);)
-    if (!p.empty()) parts.push_back(p);
-  return parts;
-}
-
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InvalidArgument(k + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments in(argc, argv, kUsage); in.next();) {
+    const std::string& k = in.flag();
     if (k == "--matrices")
-      a.matrices = value();
+      a.matrices = in.value();
     else if (k == "--gen")
-      a.gens.push_back(value());
+      a.gens.push_back(in.value());
     else if (k == "--no-default-gen")
       a.default_gen = false;
     else if (k == "--quick")
@@ -87,40 +75,20 @@ Args parse(int argc, char** argv) {
     else if (k == "--no-autotune")
       a.autotune = false;
     else if (k == "--out")
-      a.out = value();
+      a.out = in.value();
     else if (k == "--reps")
-      a.reps = std::max(1, std::stoi(value()));
+      a.reps = std::max(1, std::stoi(in.value()));
     else if (k == "--device")
-      a.device = std::stoi(value());
+      a.device = std::stoi(in.value());
     else if (k == "--kernels") {
       a.kernels.clear();
-      for (const auto& name : split(value(), ',')) a.kernels.push_back(parse_kernel(name));
-    } else if (k == "--precision") {
-      const std::string p = value();
-      if (p != "float" && p != "double" && p != "both")
-        throw InvalidArgument("--precision must be float, double or both");
-      a.precisions =
-          p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
-    } else if (k == "--help" || k == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw InvalidArgument("unknown argument '" + k + "'\n" + kUsage);
-    }
+      for (const auto& name : split(in.value(), ',')) a.kernels.push_back(parse_kernel(name));
+    } else if (k == "--precision")
+      a.precisions = parse_precisions(in.value());
+    else
+      in.unknown();
   }
-  if (a.gens.empty() && a.default_gen) {
-    a.gens = a.quick ? std::vector<std::string>{"laplace2d:n=512",
-                                                "stencil27:n=40",
-                                                "uniform:rows=200000,k=8",
-                                                "kron:scale=16",
-                                                "rgg:scale=16",
-                                                "kmer:rows=500000",
-                                                "fullchip:rows=100000"}
-                     : std::vector<std::string>{
-                           "laplace2d:n=4096",     "stencil27:n=160", "uniform:rows=20000000,k=8",
-                           "kron:scale=21",        "rgg:scale=23",    "kmer:rows=60000000",
-                           "fullchip:rows=3000000"};
-  }
+  if (a.gens.empty() && a.default_gen) a.gens = family_specs(a.quick);
   return a;
 }
 
@@ -146,14 +114,6 @@ double copy_gbps(int reps) {
       },
       s.get(), reps);
   return 2.0 * bytes / (ms * 1e6);
-}
-
-// The bytes an SpMV must move at least (DESIGN.md "Measuring"): values, column indices, row
-// pointer, x once and y once.
-template <class S>
-double bytes_moved(const CsrMatrix<S>& a) {
-  return a.nnz() * (sizeof(S) + 4.0) + (a.nrows + 1) * 4.0 +
-         (static_cast<double>(a.ncols) + a.nrows) * sizeof(S);
 }
 
 // Kernel::Auto with Options::autotune through the CUDA operator: the tuning calls first (each a
@@ -209,10 +169,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
   const Offset nnz = a.nnz();
   const double bytes = bytes_moved(a);
   // One fresh random x per matrix and precision (never zeros); its reference is computed once.
-  std::vector<S> x(a.ncols), ref(a.nrows);
-  std::mt19937_64 gen(std::hash<std::string>{}(name) ^ sizeof(S));
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (auto& v : x) v = static_cast<S>(dist(gen));
+  const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name) ^ sizeof(S));
+  std::vector<S> ref(a.nrows);
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
 
   auto d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
@@ -311,23 +269,17 @@ void write_outputs(const Args& args, const std::vector<Result>& results, double 
   csv << "matrix,rows,cols,nnz,precision,kernel,ms,gbps,copy_ratio,gflops,speedup_vs_cusparse,"
          "rel_error,ok,h2d_ms,cusparse_copy_spmv_ms,note\n";
   for (const auto& r : results) {
-    std::string note = r.note;
-    std::replace(note.begin(), note.end(), ',', ';');
-    std::replace(note.begin(), note.end(), '\n', ' ');
+    const std::string note = csv_cell(r.note);
     csv << csv_field(r.matrix) << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision
         << ',' << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.gbps) << ',' << fmt(r.copy_ratio)
         << ',' << fmt(r.gflops) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_error) << ','
         << (r.ok ? 1 : 0) << ',' << fmt(r.h2d_ms) << ',' << fmt(r.cusparse_copy_spmv_ms) << ','
         << note << '\n';
   }
-  cudaDeviceProp prop{};
-  KSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, args.device));
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string device = device_name(args.device), date = utc_date();
   auto write_json = [&](const fs::path& path, bool full) {
     std::ofstream j(path);
-    j << "{\"device\":" << json_str(prop.name) << ",\"date\":" << json_str(date)
+    j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
       << ",\"copy_gbps\":" << json_num(copy) << ",\"results\":[";
     for (std::size_t i = 0; i < results.size(); ++i) {
       const Result& r = results[i];
@@ -404,11 +356,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "spmv_bench: " << e.what() << "\n";
-    return 2;
-  }
+  return bench_main("spmv_bench", argc, argv, run);
 }

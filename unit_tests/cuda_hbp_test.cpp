@@ -14,8 +14,20 @@
 namespace kspmv::test {
 namespace {
 
+// Every test here runs on the GPU: skipped without the CUDA backend or without a device.
+class CudaHbpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef KSPMV_HAVE_CUDA
+    GTEST_SKIP() << "built without the CUDA backend";
+#else
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+#endif
+  }
+};
+using CudaHbpLimits = CudaHbpTest;
 template <class S>
-class CudaHbp : public ::testing::Test {};
+class CudaHbp : public CudaHbpTest {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaHbp, Scalars);
 
@@ -39,11 +51,8 @@ void run_on_device(cuda::DeviceSpmv<S>& kernel, const CsrMatrix<S>& m, S alpha, 
 #endif
 
 TYPED_TEST(CudaHbp, GpuPreprocessingEqualsHostPreprocessing) {
-#ifndef KSPMV_HAVE_CUDA
-  GTEST_SKIP() << "built without the CUDA backend";
-#else
+#ifdef KSPMV_HAVE_CUDA
   using S = TypeParam;
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   for (const auto& [name, a] : hbp::matrices<S>()) {
     const auto host = pointers(a);
     const auto d = cuda::DeviceCsr<S>::upload(host);
@@ -68,11 +77,8 @@ TYPED_TEST(CudaHbp, GpuPreprocessingEqualsHostPreprocessing) {
 }
 
 TYPED_TEST(CudaHbp, KernelMatchesReference) {
-#ifndef KSPMV_HAVE_CUDA
-  GTEST_SKIP() << "built without the CUDA backend";
-#else
+#ifdef KSPMV_HAVE_CUDA
   using S = TypeParam;
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   for (const auto& [name, a] : hbp::matrices<S>()) {
     for (const auto& p : hbp::params()) {
       SCOPED_TRACE(name + ", " + hbp::describe(p));
@@ -96,11 +102,8 @@ TYPED_TEST(CudaHbp, KernelMatchesReference) {
 #endif
 }
 
-TEST(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsUnsupported) {
-#ifndef KSPMV_HAVE_CUDA
-  GTEST_SKIP() << "built without the CUDA backend";
-#else
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+TEST_F(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsUnsupported) {
+#ifdef KSPMV_HAVE_CUDA
   const auto a = seg::long_row_among_short<double>();  // 100000 columns: 512 KB segments
   EXPECT_THROW(cuda::make_hbp<double>(nullptr, pointers(a), HbpParams{32, 65536, 0.5}),
                UnsupportedError);
@@ -108,11 +111,8 @@ TEST(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsUnsupported) {
 }
 
 TYPED_TEST(CudaHbp, KernelMatchesReferenceOnTheSharedMatrices) {
-#ifndef KSPMV_HAVE_CUDA
-  GTEST_SKIP() << "built without the CUDA backend";
-#else
+#ifdef KSPMV_HAVE_CUDA
   using S = TypeParam;
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const auto files = hbp::shared_matrix_files(3000000);
   if (files.empty()) GTEST_SKIP() << "no shared matrices";
   for (const auto& f : files) {
@@ -131,11 +131,8 @@ TYPED_TEST(CudaHbp, KernelMatchesReferenceOnTheSharedMatrices) {
 }
 
 TYPED_TEST(CudaHbp, OperatorRunsHbpAndAutotuneMayPickIt) {
-#ifndef KSPMV_HAVE_CUDA
-  GTEST_SKIP() << "built without the CUDA backend";
-#else
+#ifdef KSPMV_HAVE_CUDA
   using S = TypeParam;
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const auto a = gen::from_spec<S>("laplace2d:n=300");
   for (const bool autotune : {false, true}) {
     Options o;

@@ -38,6 +38,16 @@ double apply_error(Operator<S>& op, const CsrMatrix<S>& a, std::uint64_t seed) {
   return reference::rel_l2_error(y.data(), ref.data(), y.size());
 }
 
+// CG from x = 0 to 1e-10 on the n x n 2-D Laplacian with random b (seed) through an Operator
+// built with `o` (default: the host reference solve).
+CgResult laplace_cg(int n, std::uint64_t seed, int max_iters, const Options& o = {}) {
+  const auto a = gen::laplace2d<double>(n, n);
+  const auto b = random_vector<double>(a.nrows, seed);
+  std::vector<double> x(a.nrows, 0.0);
+  Operator<double> op(a, o);
+  return cg(op, b.data(), x.data(), CgOptions{1e-10, max_iters});
+}
+
 TEST(MultiDeviceOperatorHostTest, EverySchemeAndExchangeOnTwoToEightEmulatedDevices) {
   using S = double;
   std::uint64_t seed = 1;
@@ -97,20 +107,13 @@ TEST(MultiDeviceOperatorHostTest, TunerCandidatesStartWithTheTable3Defaults) {
 }
 
 TEST(MultiDeviceOperatorHostTest, CgOnEmulatedDevicesTakesTheOneDeviceIterations) {
-  const auto a = gen::laplace2d<double>(24, 24);
-  const auto b = random_vector<double>(a.nrows, 5);
-  const CgOptions co{1e-10, 2000};
-  std::vector<double> x(a.nrows, 0.0);
-  Operator<double> one(a);
-  const CgResult r1 = cg(one, b.data(), x.data(), co);
+  const CgResult r1 = laplace_cg(24, 5, 2000);
   ASSERT_TRUE(r1.converged);
   for (const char* p : {"nz", "lra", "lra-rc", "pcsr"}) {
     Options o;
     o.devices = {0, 0, 0, 0};
     o.partition = p;
-    Operator<double> op(a, o);
-    std::fill(x.begin(), x.end(), 0.0);
-    const CgResult r = cg(op, b.data(), x.data(), co);
+    const CgResult r = laplace_cg(24, 5, 2000, o);
     EXPECT_TRUE(r.converged) << p;
     EXPECT_NEAR(r.iterations, r1.iterations, 2) << p;
     EXPECT_LE(r.relative_residual, 1e-9) << p;
@@ -180,19 +183,12 @@ TEST_F(MultiDeviceOperatorCudaTest, ExecutorAutoTimesEveryCandidateAndKeepsTheFa
 }
 
 TEST_F(MultiDeviceOperatorCudaTest, CgThroughTheOperatorTakesTheHostIterations) {
-  const auto a = gen::laplace2d<double>(40, 40);
-  const auto b = random_vector<double>(a.nrows, 9);
-  const CgOptions co{1e-10, 3000};
-  std::vector<double> x(a.nrows, 0.0);
-  Operator<double> host_op(a);
-  const CgResult ref = cg(host_op, b.data(), x.data(), co);
+  const CgResult ref = laplace_cg(40, 9, 3000);
   Options o;
   o.backend = Backend::Cuda;
   o.devices = devices();
   o.partition = "lra";
-  std::fill(x.begin(), x.end(), 0.0);
-  Operator<double> op(a, o);
-  const CgResult r = cg(op, b.data(), x.data(), co);
+  const CgResult r = laplace_cg(40, 9, 3000, o);
   EXPECT_TRUE(r.converged);
   EXPECT_NEAR(r.iterations, ref.iterations, 2);
   EXPECT_LE(r.relative_residual, 1e-9);
