@@ -96,12 +96,12 @@ TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVe
           for (const auto& [alpha_d, beta_d] : kScalars) {
             const S alpha = static_cast<S>(alpha_d), beta = static_cast<S>(beta_d);
             const auto x = random_vector<S>(a.ncols, ++seed);
-            auto y = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
-            auto ref = y;
+            const auto y0 =
+                beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
+            auto y = y0, ref = y0;
             reference::spmv(alpha, a, x.data(), beta, ref.data());
             md.apply(alpha, x.data(), beta, y.data());
-            EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()),
-                      reference::tolerance<S>())
+            EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
                 << what << " alpha=" << alpha_d << " beta=" << beta_d;
           }
         }
@@ -131,8 +131,7 @@ TYPED_TEST(CudaMultiDeviceTest, DeviceVectorsEndWhereEachExchangePutsThem) {
         md.apply(S(2), dx, S(0.5), dy);
         std::vector<S> y(a.nrows);
         md.download(dy, a.nrows, y.data());  // device 0, or gathered from the owners
-        EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()),
-                  reference::tolerance<S>())
+        EXPECT_LE(spmv_error(y, ref, S(2), a, x.data(), S(0.5), y0), reference::tolerance<S>())
             << what;
         if (e == Exchange::Merge) md.broadcast(dy);
         if (e != Exchange::Halo) {  // every replica holds the whole y
@@ -165,7 +164,7 @@ TYPED_TEST(CudaMultiDeviceTest, LocalKernelsThenSharedRowsEqualAllGatherApply) {
       std::vector<S> y(a.nrows);
       KSPMV_CUDA_CHECK(
           cudaMemcpy(y.data(), dy.data(d), a.nrows * sizeof(S), cudaMemcpyDeviceToHost));
-      EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), reference::tolerance<S>())
+      EXPECT_LE(spmv_error(y, ref, S(1), a, x.data(), S(0), {}), reference::tolerance<S>())
           << "N=" << nd << " device " << d;
     }
   }

@@ -46,8 +46,8 @@ void expect_matches_reference(Operator<S>& op, const CsrMatrix<S>& a, const std:
   for (const auto& [alpha_d, beta_d] : kScalars) {
     const S alpha = static_cast<S>(alpha_d), beta = static_cast<S>(beta_d);
     const auto x = random_vector<S>(a.ncols, ++seed);
-    auto y = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
-    auto ref = y;
+    const auto y0 = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
+    auto y = y0, ref = y0;
     reference::spmv(alpha, a, x.data(), beta, ref.data());
     if (!device_vectors) {
       op.apply(alpha, x.data(), beta, y.data());
@@ -60,7 +60,7 @@ void expect_matches_reference(Operator<S>& op, const CsrMatrix<S>& a, const std:
       dy.download(y.data());
 #endif
     }
-    EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), reference::tolerance<S>())
+    EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
         << what << " alpha=" << alpha_d << " beta=" << beta_d << " kernel "
         << to_string(op.kernel());
   }

@@ -53,15 +53,15 @@ void expect_matches_reference(const Make& make) {
       for (int repeat = 0; repeat < 2; ++repeat) {
         for (const auto& [alpha, beta] : scalars) {
           const auto x = random_vector<S>(a.ncols, ++seed);
-          auto y = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
-          auto expected = y;
+          const auto y0 = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
+          auto y = y0, expected = y0;
           reference::spmv(alpha, a, x.data(), beta, expected.data());
           x_d.upload(x.data());
           y_d.upload(y.data());
           k->run(alpha, x_d.data(), beta, y_d.data(), stream.get());
           stream.synchronize();
           y_d.download(y.data());
-          EXPECT_LE(reference::rel_l2_error(y.data(), expected.data(), y.size()),
+          EXPECT_LE(spmv_error(y, expected, alpha, a, x.data(), beta, y0),
                     reference::tolerance<S>())
               << "alpha " << alpha << " beta " << beta << " run " << repeat;
         }

@@ -82,7 +82,7 @@ void expect_matches_reference(const Runner<S>& run, const CsrMatrix<S>& a, S alp
   auto ref = y0, y = y0;
   reference::spmv(alpha, a, x.data(), beta, ref.data());
   run(alpha, a, x.data(), beta, y.data());
-  EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), reference::tolerance<S>());
+  EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>());
 }
 
 template <class S>

@@ -1,4 +1,5 @@
-// Matrices and vectors the tests share: the edge-case zoo, random vectors, NaN poisoning.
+// Matrices and vectors the tests share: the edge-case zoo, random vectors, NaN poisoning, and
+// the error measure of an SpMV result.
 // Built in code (never read from files) so that tests run on a bare clone.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/host/reference.hpp"
 #include "kspmv/formats/convert.hpp"
 
 namespace kspmv::test {
@@ -55,6 +57,22 @@ CsrMatrix<Scalar> random_matrix(Ordinal m, Ordinal n, int per_row, std::uint64_t
       for (int k = len(gen); k > 0; --k) t.emplace_back(i, col(gen), val(gen));
   }
   return from_triplets<Scalar>(m, n, t);
+}
+
+// The error of a kernel's y = alpha*A*x + beta*y0 against the oracle's ref, relative to the size
+// of the terms (reference::rel_error): cancellation in the sum cannot inflate it. y0 is the y the
+// kernel started from (unread, and may be empty, when beta == 0).
+template <class Scalar>
+double spmv_error(const std::vector<Scalar>& y, const std::vector<Scalar>& ref, Scalar alpha,
+                  const CsrMatrix<Scalar>& a, const Scalar* x, Scalar beta,
+                  const std::vector<Scalar>& y0) {
+  if (y.size() != std::size_t(a.nrows) || ref.size() != y.size() ||
+      (beta != Scalar(0) && y0.size() != y.size()))
+    return std::numeric_limits<double>::infinity();
+  std::vector<Scalar> magnitude(y.size());
+  reference::spmv_magnitude(alpha, a, x, beta, beta != Scalar(0) ? y0.data() : nullptr,
+                            magnitude.data());
+  return reference::rel_error(y.data(), ref.data(), magnitude.data(), y.size());
 }
 
 // The edge-case zoo: every shape a kernel must survive.

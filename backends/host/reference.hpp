@@ -17,6 +17,17 @@ void spmv(Scalar alpha, const CsrMatrix<Scalar>& a, const Scalar* x, Scalar beta
 template <class Scalar>
 double rel_l2_error(const Scalar* y, const Scalar* ref, std::size_t n);
 
+// out_i = |alpha| sum_j |a_ij| |x_j| + |beta| |y0_i| in long double: the size of the terms of
+// alpha*A*x + beta*y0. alpha == 0 does not read A; beta == 0 does not read y0 (may be null).
+template <class Scalar>
+void spmv_magnitude(Scalar alpha, const CsrMatrix<Scalar>& a, const Scalar* x, Scalar beta,
+                    const Scalar* y0, Scalar* out);
+
+// ||y - ref||_2 / ||magnitude||_2 in long double (||y - ref||_2 when magnitude is zero; +infinity
+// as rel_l2_error): the normwise error relative to the terms, which cancellation cannot shrink.
+template <class Scalar>
+double rel_error(const Scalar* y, const Scalar* ref, const Scalar* magnitude, std::size_t n);
+
 // The largest relative l2 error a correct kernel may show (1e-12 double, 1e-5 float).
 template <class Scalar>
 constexpr double tolerance() {
