@@ -75,6 +75,13 @@ inline std::string json_str(const std::string& s) {
   }
   return o + "\"";
 }
+// A CSV field: quoted when it holds a comma or a quote (generator specs hold commas).
+inline std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
 // A CSV cell: commas and line breaks would split it.
 inline std::string csv_cell(std::string s) {
   std::replace(s.begin(), s.end(), ',', ';');

@@ -204,12 +204,12 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
          "iterations_match,ms_per_iteration,speedup_vs_1gpu,rel_residual,host_rel_residual,tol,"
          "setup_ms,solves,ok,note\n";
   for (const auto& r : results)
-    csv << r.matrix << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ',' << r.variant
-        << ',' << r.partition << ',' << r.exchange << ',' << r.kernels << ',' << r.iterations << ','
-        << r.converged << ',' << r.iterations_match << ',' << fmt(r.ms_per_iteration) << ','
-        << fmt(r.speedup) << ',' << fmt(r.rel_residual) << ',' << fmt(r.host_rel_residual) << ','
-        << fmt(r.tol) << ',' << fmt(r.setup_ms) << ',' << r.solves << ',' << r.ok << ','
-        << csv_cell(r.note) << '\n';
+    csv << csv_field(r.matrix) << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ','
+        << r.variant << ',' << r.partition << ',' << r.exchange << ',' << r.kernels << ','
+        << r.iterations << ',' << r.converged << ',' << r.iterations_match << ','
+        << fmt(r.ms_per_iteration) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_residual) << ','
+        << fmt(r.host_rel_residual) << ',' << fmt(r.tol) << ',' << fmt(r.setup_ms) << ','
+        << r.solves << ',' << r.ok << ',' << csv_cell(r.note) << '\n';
   const std::string device = device_name(args.devices.front()), date = utc_date();
   const auto write_json = [&](const fs::path& path, bool full) {
     std::ofstream j(path);

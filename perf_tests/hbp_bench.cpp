@@ -242,8 +242,8 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
   for (const auto& r : results) {
     std::string note = r.note;
     std::replace(note.begin(), note.end(), ',', ';');
-    csv << r.matrix << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision << ','
-        << r.blocks << ',' << r.slots << ',' << r.hash_a << ',' << r.hash_c << ','
+    csv << csv_field(r.matrix) << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision
+        << ',' << r.blocks << ',' << r.slots << ',' << r.hash_a << ',' << r.hash_c << ','
         << fmt(r.prep_gpu_ms) << ',' << fmt(r.prep_host_hbp_ms) << ',' << fmt(r.prep_sort2d_ms)
         << ',' << fmt(r.prep_dp2d_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ','
         << fmt(r.prep_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms)

@@ -242,12 +242,12 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
          "halo_setup_cost_spmvs,rel_error,ok,note\n";
   for (const auto& r : results) {
     const std::string note = csv_cell(r.note);
-    csv << r.matrix << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ',' << r.partition
-        << ',' << r.exchange << ',' << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.kernel_ms)
-        << ',' << fmt(r.exchange_ms) << ',' << fmt(r.gbps) << ',' << fmt(r.speedup) << ','
-        << fmt(r.bound) << ',' << r.exchange_bytes << ',' << fmt(r.partition_cost) << ','
-        << fmt(r.setup_cost) << ',' << fmt(r.halo_setup_cost) << ',' << fmt(r.rel_error) << ','
-        << (r.ok ? 1 : 0) << ',' << note << '\n';
+    csv << csv_field(r.matrix) << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ','
+        << r.partition << ',' << r.exchange << ',' << r.kernel << ',' << fmt(r.ms) << ','
+        << fmt(r.kernel_ms) << ',' << fmt(r.exchange_ms) << ',' << fmt(r.gbps) << ','
+        << fmt(r.speedup) << ',' << fmt(r.bound) << ',' << r.exchange_bytes << ','
+        << fmt(r.partition_cost) << ',' << fmt(r.setup_cost) << ',' << fmt(r.halo_setup_cost) << ','
+        << fmt(r.rel_error) << ',' << (r.ok ? 1 : 0) << ',' << note << '\n';
   }
   const std::string device = device_name(args.devices.front()), date = utc_date();
   auto write_json = [&](const fs::path& path, bool full) {

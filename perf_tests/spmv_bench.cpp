@@ -255,14 +255,6 @@ void run_one(const std::string& name, const std::function<CsrMatrix<S>()>& load,
   bench_matrix<S>(name, a, precision, args, copy, out);
 }
 
-// A CSV field: quoted when it holds a comma or a quote (generator specs hold commas).
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
 void write_outputs(const Args& args, const std::vector<Result>& results, double copy) {
   fs::create_directories(args.out);
   std::ofstream csv(fs::path(args.out) / "spmv_bench.csv");
