@@ -295,13 +295,6 @@ std::vector<T> to_host(const DeviceBuffer<T>& d) {
   return v;
 }
 
-template <class T>
-DeviceBuffer<T> to_device(const std::vector<T>& v) {
-  DeviceBuffer<T> d(v.size());
-  d.upload(v.data());
-  return d;
-}
-
 template <class S>
 class HbpSpmv final : public DeviceSpmv<S> {
  public:
@@ -375,16 +368,16 @@ DeviceHbp<Scalar> DeviceHbp<Scalar>::upload(const HbpMatrix<Scalar>& h) {
   DeviceHbp d;
   d.nrows = h.nrows, d.ncols = h.ncols, d.blocks = h.blocks();
   d.params = h.params, d.hash = h.hash;
-  d.block_row = to_device(h.block_row);
-  d.block_col = to_device(h.block_col);
-  d.combine_ptr = to_device(h.combine_ptr);
-  d.combine_block = to_device(h.combine_block);
-  d.begin_nnz = to_device(std::vector<DeviceOffset>(h.begin_nnz.begin(), h.begin_nnz.end()));
-  d.col = to_device(h.col);
-  d.output_hash = to_device(h.output_hash);
-  d.data = to_device(h.data);
-  d.add_sign = to_device(h.add_sign);
-  d.zero_row = to_device(h.zero_row);
+  d.block_row = upload_vector(h.block_row);
+  d.block_col = upload_vector(h.block_col);
+  d.combine_ptr = upload_vector(h.combine_ptr);
+  d.combine_block = upload_vector(h.combine_block);
+  d.begin_nnz = upload_vector(std::vector<DeviceOffset>(h.begin_nnz.begin(), h.begin_nnz.end()));
+  d.col = upload_vector(h.col);
+  d.output_hash = upload_vector(h.output_hash);
+  d.data = upload_vector(h.data);
+  d.add_sign = upload_vector(h.add_sign);
+  d.zero_row = upload_vector(h.zero_row);
   return d;
 }
 

@@ -57,10 +57,7 @@ int warp_blocks(long long warps) {
 
 template <class T, class U>
 DeviceBuffer<T> upload_as(const std::vector<U>& v) {
-  std::vector<T> narrow(v.begin(), v.end());
-  DeviceBuffer<T> d(narrow.size());
-  d.upload(narrow.data());
-  return d;
+  return upload_vector(std::vector<T>(v.begin(), v.end()));
 }
 
 }  // namespace

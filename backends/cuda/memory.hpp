@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "backends/cuda/check.hpp"
 
@@ -64,6 +65,14 @@ class DeviceBuffer {
   T* p_ = nullptr;
   std::size_t n_ = 0;
 };
+
+// A device copy of a host vector (synchronous).
+template <class T>
+DeviceBuffer<T> upload_vector(const std::vector<T>& v) {
+  DeviceBuffer<T> d(v.size());
+  d.upload(v.data());
+  return d;
+}
 
 // Page-locked host memory (needed for truly asynchronous host<->device copies).
 template <class T>

@@ -169,13 +169,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <class T>
-DeviceBuffer<T> upload_vector(const std::vector<T>& v) {
-  DeviceBuffer<T> d(v.size());
-  d.upload(v.data());
-  return d;
-}
-
 template <class S>
 class SegSpmv final : public DeviceSpmv<S> {
  public:
