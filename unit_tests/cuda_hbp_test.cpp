@@ -32,11 +32,6 @@ using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaHbp, Scalars);
 
 #ifdef KSPMV_HAVE_CUDA
-template <class S>
-CsrPointers<S> pointers(const CsrMatrix<S>& a) {
-  return {a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-}
-
 // y = alpha*A*x + beta*y through `kernel` on device copies of x and y.
 template <class S>
 void run_on_device(cuda::DeviceSpmv<S>& kernel, const CsrMatrix<S>& m, S alpha, const S* x, S beta,

@@ -64,11 +64,6 @@ std::vector<std::pair<std::string, CsrMatrix<S>>> matrices() {
 }
 
 template <class S>
-CsrPointers<S> pointers(const CsrMatrix<S>& a) {
-  return {a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-}
-
-template <class S>
 part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd) {
   return part::partition(a.row_ptr.data(), a.nrows, a.ncols, part::PartitionOptions{s, nd});
 }

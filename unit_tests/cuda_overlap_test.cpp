@@ -32,11 +32,6 @@ TYPED_TEST_SUITE(CudaOverlap, Scalars);
 
 #ifdef KSPMV_HAVE_CUDA
 
-template <class S>
-CsrPointers<S> pointers(const CsrMatrix<S>& a) {
-  return {a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-}
-
 // Runs every matrix x parameter set x (alpha, beta) twice through the kernel `make` builds (the
 // second run checks that a kernel can be reused) with y NaN-poisoned when beta == 0.
 template <class S, class Make>

@@ -14,11 +14,6 @@ namespace kspmv::test {
 namespace {
 
 template <class S>
-CsrPointers<S> pointers(const CsrMatrix<S>& a) {
-  return {a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-}
-
-template <class S>
 HbpMatrix<S> build(const CsrMatrix<S>& a, const HbpParams& p,
                    HbpReorder reorder = HbpReorder::Hash) {
   const auto c = pointers(a);

@@ -12,9 +12,16 @@
 #include <vector>
 
 #include "backends/host/reference.hpp"
+#include "kspmv/core/operator_impl.hpp"
 #include "kspmv/formats/convert.hpp"
 
 namespace kspmv::test {
+
+// The host pointers of a CSR matrix, as the Kokkos-free format and CUDA code take them.
+template <class S>
+CsrPointers<S> pointers(const CsrMatrix<S>& a) {
+  return {a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+}
 
 // Builds a CSR from triplets (any order, duplicates summed).
 template <class Scalar>
