@@ -47,6 +47,12 @@ void pinned_free(void* p) noexcept {
   if (p) cudaFreeHost(p);
 }
 
+void copy_to_device(void* dst, const void* host, std::size_t bytes) {
+  if (bytes == 0) return;
+  KSPMV_CUDA_CHECK(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 Stream::Stream() {
   KSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
 }

@@ -27,6 +27,10 @@ void* device_malloc(std::size_t bytes);  // DeviceOutOfMemory on failure
 void device_free(void* p) noexcept;
 void* pinned_malloc(std::size_t bytes);  // CudaError on failure
 void pinned_free(void* p) noexcept;
+// Copies `bytes` from host memory to the current device and returns when they have landed. A
+// plain cudaMemcpy from pageable memory may return once the bytes are staged, before the DMA
+// completes, and kernels on non-blocking streams do not wait for it: this one waits.
+void copy_to_device(void* dst, const void* host, std::size_t bytes);
 
 // Device memory of `n` elements of T on the current device.
 template <class T>
@@ -51,10 +55,8 @@ class DeviceBuffer {
   std::size_t size() const { return n_; }
   std::size_t bytes() const { return n_ * sizeof(T); }
 
-  // Synchronous copies of `n` elements (all by default).
-  void upload(const T* host, std::size_t n) {
-    if (n) KSPMV_CUDA_CHECK(cudaMemcpy(p_, host, n * sizeof(T), cudaMemcpyHostToDevice));
-  }
+  // Synchronous copies of `n` elements (all by default); see copy_to_device.
+  void upload(const T* host, std::size_t n) { copy_to_device(p_, host, n * sizeof(T)); }
   void upload(const T* host) { upload(host, n_); }
   void download(T* host, std::size_t n) const {
     if (n) KSPMV_CUDA_CHECK(cudaMemcpy(host, p_, n * sizeof(T), cudaMemcpyDeviceToHost));

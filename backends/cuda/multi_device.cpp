@@ -365,17 +365,14 @@ void MultiDeviceSpmv<S>::upload(const S* host, Ordinal len, MultiVector<S>& v) c
     const Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     if (exchange_ != Exchange::Halo) {
-      if (len)
-        KSPMV_CUDA_CHECK(cudaMemcpy(v.data(d), host, len * sizeof(S), cudaMemcpyHostToDevice));
+      copy_to_device(v.data(d), host, len * sizeof(S));
       continue;
     }
     // m == n gives owned_cols == owned_rows; otherwise the length says which one.
     const auto& idx = len == n_ ? dev.owned_cols : dev.owned_rows;
     owned.resize(idx.size());
     for (std::size_t k = 0; k < idx.size(); ++k) owned[k] = host[idx[k]];
-    if (!owned.empty())
-      KSPMV_CUDA_CHECK(
-          cudaMemcpy(v.data(d), owned.data(), owned.size() * sizeof(S), cudaMemcpyHostToDevice));
+    copy_to_device(v.data(d), owned.data(), owned.size() * sizeof(S));
   }
 }
 
@@ -410,7 +407,7 @@ void MultiDeviceSpmv<S>::apply(S alpha, const S* x, S beta, S* y) {
   if (beta != S(0) && m_ > 0) {
     if (exchange_ == Exchange::Merge) {  // only device 0 reads y
       DeviceGuard guard(devs_[0]->device);
-      KSPMV_CUDA_CHECK(cudaMemcpy(hy_->data(0), y, m_ * sizeof(S), cudaMemcpyHostToDevice));
+      copy_to_device(hy_->data(0), y, m_ * sizeof(S));
     } else {
       upload(y, m_, *hy_);
     }

@@ -269,12 +269,8 @@ class SegSpmv final : public DeviceSpmv<S> {
       col.resize(count);
       val.resize(count);
       seg_fill(a, seg_length, rsp.data(), r0, r1, col.data(), val.data());
-      if (count > 0) {
-        KSPMV_CUDA_CHECK(cudaMemcpy(col_.data() + first, col.data(), count * sizeof(Ordinal),
-                                    cudaMemcpyHostToDevice));
-        KSPMV_CUDA_CHECK(
-            cudaMemcpy(val_.data() + first, val.data(), count * sizeof(S), cudaMemcpyHostToDevice));
-      }
+      copy_to_device(col_.data() + first, col.data(), count * sizeof(Ordinal));
+      copy_to_device(val_.data() + first, val.data(), count * sizeof(S));
       r0 = r1;
     }
   }
