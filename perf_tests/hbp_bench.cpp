@@ -1,11 +1,12 @@
 // HBP benchmark (paper 3, Sec. IV-B and IV-C).
 // Preprocessing: the HBP arrays built on the GPU from the uploaded CSR (hash sampling on the
-// host included), and the same format built on the host, one thread, with the hash (HBP-host)
-// and with the paper's two baselines, sort2D and DP2D. Every preprocessing time is the
+// host included), the paper's two baselines sort2D and DP2D built on the GPU the same way (the
+// same-processor comparison), and the hash and both baselines on the host, one thread
+// (HBP-host, sort2D-host, DP2D-host). Every preprocessing time is the
 // wall-clock median of --prep-reps complete builds (allocation included). Host builds run on
 // matrices up to --host-max-nnz non-zeros and 2^28 table slots (DP2D is slow on huge ones);
 // the others say so.
-// The GPU arrays are checked equal to HBP-host's where both exist.
+// The GPU arrays (HBP, sort2D, DP2D) are checked equal to the host's where both exist.
 // SpMV: HBP, CSR-Vector and cuSPARSE CSR_ALG1 on the same buffers, event-timed medians of
 // --reps runs, checked against the host reference on a NaN-poisoned y; speedup over cuSPARSE.
 // Also the Fig. 6 warp-group standard deviation of row lengths before and after hashing.
@@ -100,6 +101,7 @@ struct Result {
   Offset nnz = 0, slots = 0;
   int hash_a = 0, hash_c = 0;
   double prep_gpu_ms = NAN, prep_host_hbp_ms = NAN, prep_sort2d_ms = NAN, prep_dp2d_ms = NAN;
+  double prep_gpu_sort2d_ms = NAN, prep_gpu_dp2d_ms = NAN;
   double std_before = NAN, std_hash = NAN, std_sort = NAN;
   bool identical = false, host_built = false;
   double cusparse_ms = NAN, csr_vector_ms = NAN, hbp_ms = NAN;
@@ -128,7 +130,8 @@ bool same_arrays(const HbpMatrix<S>& x, const HbpMatrix<S>& y) {
   return x.block_row == y.block_row && x.block_col == y.block_col &&
          x.combine_ptr == y.combine_ptr && x.combine_block == y.combine_block &&
          x.begin_nnz == y.begin_nnz && x.output_hash == y.output_hash && x.zero_row == y.zero_row &&
-         x.col == y.col && x.data == y.data && x.add_sign == y.add_sign;
+         x.col == y.col && x.data == y.data && x.add_sign == y.add_sign &&
+         x.dp_padded_nnz == y.dp_padded_nnz;
 }
 
 template <class S>
@@ -151,19 +154,28 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   r.std_before = balance.before, r.std_hash = balance.after;
   std::cerr << "  prep: GPU " << fmt(r.prep_gpu_ms) << " ms (" << r.blocks << " blocks, a "
             << hash.shift << ", c " << hash.fine << ")" << std::flush;
+  r.prep_gpu_sort2d_ms =
+      wall_ms(args.prep_reps, true, [&] { cuda::build_hbp_device(*d, p, hash, HbpReorder::Sort); });
+  r.prep_gpu_dp2d_ms =
+      wall_ms(args.prep_reps, true, [&] { cuda::build_hbp_device(*d, p, hash, HbpReorder::Dp); });
+  std::cerr << ", GPU sort2D " << fmt(r.prep_gpu_sort2d_ms) << " ms, GPU DP2D "
+            << fmt(r.prep_gpu_dp2d_ms) << " ms" << std::flush;
 
   // Preprocessing on the host, one thread: the hash and the two baselines.
   if (a.nnz() <= args.host_max_nnz && r.slots <= kHostMaxSlots) {
     r.host_built = true;
     const int reps = std::max(1, args.prep_reps / 2);
-    HbpMatrix<S> h, sorted;
+    HbpMatrix<S> h, sorted, dp;
     r.prep_host_hbp_ms = wall_ms(reps, false, [&] {
       h = build_hbp(host, p, hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p));
     });
     r.prep_sort2d_ms =
         wall_ms(reps, false, [&] { sorted = build_hbp(host, p, hash, HbpReorder::Sort); });
-    r.prep_dp2d_ms = wall_ms(reps, false, [&] { build_hbp(host, p, hash, HbpReorder::Dp); });
-    r.identical = same_arrays(gpu, h);
+    r.prep_dp2d_ms = wall_ms(reps, false, [&] { dp = build_hbp(host, p, hash, HbpReorder::Dp); });
+    r.identical =
+        same_arrays(gpu, h) &&
+        same_arrays(cuda::build_hbp_device(*d, p, hash, HbpReorder::Sort).download(), sorted) &&
+        same_arrays(cuda::build_hbp_device(*d, p, hash, HbpReorder::Dp).download(), dp);
     r.std_sort = hbp_balance(sorted).after;
     if (!r.identical) r.ok = false, r.note = "GPU preprocessing differs from the host's; ";
     std::cerr << ", host HBP " << fmt(r.prep_host_hbp_ms) << " ms, sort2D " << fmt(r.prep_sort2d_ms)
@@ -214,27 +226,34 @@ double geomean(const std::vector<double>& v) {
   return n ? std::exp(s / n) : NAN;
 }
 
+// Geomean preprocessing speedups of HBP: on the GPU over the GPU baselines (same processor),
+// on the GPU over the host baselines, and on the host over the host baselines.
 struct Summary {
+  double gpu_sort2d_vs_gpu = NAN, gpu_dp2d_vs_gpu = NAN;
   double sort2d_vs_gpu = NAN, dp2d_vs_gpu = NAN, sort2d_vs_host = NAN, dp2d_vs_host = NAN;
   double hbp_vs_cusparse = NAN;
 };
 
 Summary summarize(const std::vector<Result>& results) {
-  std::vector<double> sg, dg, sh, dh, sp;
+  std::vector<double> gs, gd, sg, dg, sh, dh, sp;
   for (const auto& r : results) {
+    gs.push_back(r.prep_gpu_sort2d_ms / r.prep_gpu_ms);
+    gd.push_back(r.prep_gpu_dp2d_ms / r.prep_gpu_ms);
     sg.push_back(r.prep_sort2d_ms / r.prep_gpu_ms);
     dg.push_back(r.prep_dp2d_ms / r.prep_gpu_ms);
     sh.push_back(r.prep_sort2d_ms / r.prep_host_hbp_ms);
     dh.push_back(r.prep_dp2d_ms / r.prep_host_hbp_ms);
     sp.push_back(r.speedup_vs_cusparse());
   }
-  return {geomean(sg), geomean(dg), geomean(sh), geomean(dh), geomean(sp)};
+  return {geomean(gs), geomean(gd), geomean(sg), geomean(dg),
+          geomean(sh), geomean(dh), geomean(sp)};
 }
 
 void write_outputs(const Args& args, const std::vector<Result>& results) {
   fs::create_directories(args.out);
   std::ofstream csv(fs::path(args.out) / "hbp_bench.csv");
   csv << "matrix,rows,cols,nnz,precision,blocks,table_slots,hash_a,hash_c,prep_gpu_ms,"
+         "prep_gpu_sort2d_ms,prep_gpu_dp2d_ms,gpu_sort2d_over_gpu,gpu_dp2d_over_gpu,"
          "prep_host_hbp_ms,prep_sort2d_ms,prep_dp2d_ms,sort2d_over_gpu,dp2d_over_gpu,"
          "sort2d_over_host_hbp,dp2d_over_host_hbp,gpu_equals_host,std_before,std_after_hash,"
          "std_after_sort,cusparse_ms,csr_vector_ms,hbp_ms,hbp_speedup_vs_cusparse,"
@@ -244,10 +263,13 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
     std::replace(note.begin(), note.end(), ',', ';');
     csv << csv_field(r.matrix) << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision
         << ',' << r.blocks << ',' << r.slots << ',' << r.hash_a << ',' << r.hash_c << ','
-        << fmt(r.prep_gpu_ms) << ',' << fmt(r.prep_host_hbp_ms) << ',' << fmt(r.prep_sort2d_ms)
-        << ',' << fmt(r.prep_dp2d_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ','
-        << fmt(r.prep_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms)
-        << ',' << fmt(r.prep_dp2d_ms / r.prep_host_hbp_ms) << ','
+        << fmt(r.prep_gpu_ms) << ',' << fmt(r.prep_gpu_sort2d_ms) << ',' << fmt(r.prep_gpu_dp2d_ms)
+        << ',' << fmt(r.prep_gpu_sort2d_ms / r.prep_gpu_ms) << ','
+        << fmt(r.prep_gpu_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_host_hbp_ms) << ','
+        << fmt(r.prep_sort2d_ms) << ',' << fmt(r.prep_dp2d_ms) << ','
+        << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_dp2d_ms / r.prep_gpu_ms)
+        << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms) << ','
+        << fmt(r.prep_dp2d_ms / r.prep_host_hbp_ms) << ','
         << (r.host_built ? (r.identical ? "1" : "0") : "") << ',' << fmt(r.std_before) << ','
         << fmt(r.std_hash) << ',' << fmt(r.std_sort) << ',' << fmt(r.cusparse_ms) << ','
         << fmt(r.csr_vector_ms) << ',' << fmt(r.hbp_ms) << ',' << fmt(r.speedup_vs_cusparse())
@@ -259,10 +281,14 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
   std::ofstream j(fs::path(args.out) / "hbp_bench.json");
   j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
     << ",\"processors\":{\"prep_gpu\":" << json_str("GPU " + device)
+    << ",\"prep_gpu_sort2d\":" << json_str("GPU " + device)
+    << ",\"prep_gpu_dp2d\":" << json_str("GPU " + device)
     << ",\"prep_host_hbp\":\"host, 1 thread\",\"prep_sort2d\":\"host, 1 thread\","
        "\"prep_dp2d\":\"host, 1 thread\"},\"host_threads\":"
     << std::thread::hardware_concurrency()
-    << ",\"geomean\":{\"sort2d_over_gpu\":" << json_num(s.sort2d_vs_gpu)
+    << ",\"geomean\":{\"gpu_sort2d_over_gpu\":" << json_num(s.gpu_sort2d_vs_gpu)
+    << ",\"gpu_dp2d_over_gpu\":" << json_num(s.gpu_dp2d_vs_gpu)
+    << ",\"sort2d_over_gpu\":" << json_num(s.sort2d_vs_gpu)
     << ",\"dp2d_over_gpu\":" << json_num(s.dp2d_vs_gpu)
     << ",\"sort2d_over_host_hbp\":" << json_num(s.sort2d_vs_host)
     << ",\"dp2d_over_host_hbp\":" << json_num(s.dp2d_vs_host)
@@ -273,6 +299,8 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
       << ",\"cols\":" << r.n << ",\"nnz\":" << r.nnz << ",\"precision\":" << json_str(r.precision)
       << ",\"blocks\":" << r.blocks << ",\"table_slots\":" << r.slots << ",\"hash_a\":" << r.hash_a
       << ",\"hash_c\":" << r.hash_c << ",\"prep_gpu_ms\":" << json_num(r.prep_gpu_ms)
+      << ",\"prep_gpu_sort2d_ms\":" << json_num(r.prep_gpu_sort2d_ms)
+      << ",\"prep_gpu_dp2d_ms\":" << json_num(r.prep_gpu_dp2d_ms)
       << ",\"prep_host_hbp_ms\":" << json_num(r.prep_host_hbp_ms)
       << ",\"prep_sort2d_ms\":" << json_num(r.prep_sort2d_ms)
       << ",\"prep_dp2d_ms\":" << json_num(r.prep_dp2d_ms)
@@ -297,8 +325,8 @@ int run(int argc, char** argv) {
   if (cuda::device_count() <= args.device)
     throw InvalidArgument("no CUDA device " + std::to_string(args.device));
   KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
-  std::cerr << "preprocessing: HBP on the GPU; HBP-host, sort2D and DP2D on the host, 1 thread, "
-               "up to "
+  std::cerr << "preprocessing: HBP, sort2D and DP2D on the GPU; HBP-host, sort2D and DP2D on the "
+               "host, 1 thread, up to "
             << args.host_max_nnz << " nnz\n";
   std::vector<Result> results;
   for (const auto& [name, path] : benchmark_sources(args.matrices, args.gens, 40000)) {
@@ -325,19 +353,24 @@ int run(int argc, char** argv) {
     write_outputs(args, results);  // after every matrix: a cut-short run keeps its results
   }
   const Summary s = summarize(results);
-  std::printf("%-26s %6s %10s %10s %10s %10s %9s %9s %9s %8s\n", "matrix", "prec", "prepGPU",
-              "prepHost", "sort2D", "DP2D", "cuSPARSE", "HBP", "vs cusp", "std b/a");
+  std::printf("%-26s %6s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "matrix", "prec", "prepGPU",
+              "sort2D-G", "DP2D-G", "prepHost", "sort2D-H", "DP2D-H", "cuSPARSE", "HBP", "vs cusp",
+              "std b/a");
   for (const auto& r : results) {
-    std::printf("%-26.26s %6s %10.3f %10.3f %10.3f %10.3f %9.4f %9.4f %9.2f %4.2f/%4.2f%s\n",
-                r.matrix.c_str(), r.precision.c_str(), r.prep_gpu_ms, r.prep_host_hbp_ms,
-                r.prep_sort2d_ms, r.prep_dp2d_ms, r.cusparse_ms, r.hbp_ms, r.speedup_vs_cusparse(),
-                r.std_before, r.std_hash, r.ok ? "" : "  FAILED");
+    std::printf(
+        "%-26.26s %6s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.4f %9.4f %8.2f %4.2f/%4.2f%s\n",
+        r.matrix.c_str(), r.precision.c_str(), r.prep_gpu_ms, r.prep_gpu_sort2d_ms,
+        r.prep_gpu_dp2d_ms, r.prep_host_hbp_ms, r.prep_sort2d_ms, r.prep_dp2d_ms, r.cusparse_ms,
+        r.hbp_ms, r.speedup_vs_cusparse(), r.std_before, r.std_hash, r.ok ? "" : "  FAILED");
   }
   std::printf(
-      "geomean preprocessing speedup of HBP-GPU: %.2fx over sort2D, %.2fx over DP2D (host, 1 "
-      "thread); of HBP-host over the same host builds: %.2fx, %.2fx (paper: 3.53x, 3.67x)\n"
+      "geomean preprocessing speedup of HBP-GPU over GPU sort2D / DP2D (same processor): %.2fx, "
+      "%.2fx (paper: 3.53x, 3.67x)\n"
+      "  over host sort2D / DP2D (1 thread): %.2fx, %.2fx; HBP-host over host sort2D / DP2D: "
+      "%.2fx, %.2fx\n"
       "geomean HBP speedup over cuSPARSE: %.2fx\n",
-      s.sort2d_vs_gpu, s.dp2d_vs_gpu, s.sort2d_vs_host, s.dp2d_vs_host, s.hbp_vs_cusparse);
+      s.gpu_sort2d_vs_gpu, s.gpu_dp2d_vs_gpu, s.sort2d_vs_gpu, s.dp2d_vs_gpu, s.sort2d_vs_host,
+      s.dp2d_vs_host, s.hbp_vs_cusparse);
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
   std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
   return ok ? 0 : 1;

@@ -1,6 +1,7 @@
-// HBP on the GPU: the GPU preprocessing produces exactly the host's arrays, and the kernel (with
-// its fixed/competitive split and combine part) matches the long-double oracle on the zoo,
-// generated families and the shared matrices; skipped without a GPU or the CUDA backend.
+// HBP on the GPU: the GPU preprocessing (hash, and the sort2D / DP2D baselines) produces exactly
+// the host's arrays, and the kernel (with its fixed/competitive split and combine part) matches
+// the long-double oracle on the zoo, generated families and the shared matrices; skipped without
+// a GPU or the CUDA backend.
 #include <gtest/gtest.h>
 
 #include "hbp_test_cases.hpp"
@@ -51,22 +52,24 @@ TYPED_TEST(CudaHbp, GpuPreprocessingEqualsHostPreprocessing) {
   for (const auto& [name, a] : hbp::matrices<S>()) {
     const auto host = pointers(a);
     const auto d = cuda::DeviceCsr<S>::upload(host);
-    for (const auto& p : hbp::params()) {
-      SCOPED_TRACE(name + ", " + hbp::describe(p));
-      const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
-      const HbpMatrix<S> want = build_hbp(host, p, hash);
-      const HbpMatrix<S> got = cuda::build_hbp_device(d, p, hash).download();
-      EXPECT_EQ(got.block_row, want.block_row);
-      EXPECT_EQ(got.block_col, want.block_col);
-      EXPECT_EQ(got.combine_ptr, want.combine_ptr);
-      EXPECT_EQ(got.combine_block, want.combine_block);
-      EXPECT_EQ(got.begin_nnz, want.begin_nnz);
-      EXPECT_EQ(got.output_hash, want.output_hash);
-      EXPECT_EQ(got.zero_row, want.zero_row);
-      EXPECT_EQ(got.col, want.col);
-      EXPECT_EQ(got.data, want.data);
-      EXPECT_EQ(got.add_sign, want.add_sign);
-    }
+    for (const auto& p : hbp::params())
+      for (const HbpReorder r : {HbpReorder::Hash, HbpReorder::Sort, HbpReorder::Dp}) {
+        SCOPED_TRACE(name + ", " + hbp::describe(p) + ", reorder " + std::to_string(int(r)));
+        const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
+        const HbpMatrix<S> want = build_hbp(host, p, hash, r);
+        const HbpMatrix<S> got = cuda::build_hbp_device(d, p, hash, r).download();
+        EXPECT_EQ(got.block_row, want.block_row);
+        EXPECT_EQ(got.block_col, want.block_col);
+        EXPECT_EQ(got.combine_ptr, want.combine_ptr);
+        EXPECT_EQ(got.combine_block, want.combine_block);
+        EXPECT_EQ(got.begin_nnz, want.begin_nnz);
+        EXPECT_EQ(got.output_hash, want.output_hash);
+        EXPECT_EQ(got.zero_row, want.zero_row);
+        EXPECT_EQ(got.col, want.col);
+        EXPECT_EQ(got.data, want.data);
+        EXPECT_EQ(got.add_sign, want.add_sign);
+        EXPECT_EQ(got.dp_padded_nnz, want.dp_padded_nnz);
+      }
   }
 #endif
 }

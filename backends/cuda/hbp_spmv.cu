@@ -8,7 +8,10 @@
 // SpMV: Alg. 3, a warp per block with the block's x segment in shared memory; the fixed part
 // by static assignment of consecutive (same block column) blocks, the competitive part by an
 // atomic ticket (Sec. III-C); then the combine kernel sums the blocks' partial rows.
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+
+#include <climits>
 
 #include <algorithm>
 #include <limits>
@@ -162,6 +165,58 @@ __global__ void hbp_place_kernel(const int* __restrict__ count, HbpHash hash,
   int sum = cp;
   for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(kFull, sum, o);
   if (lane == 0) group_nnz[static_cast<long long>(blockIdx.x) * (N / 32) + warp] = sum;
+}
+
+// The baselines of Sec. IV-B on the GPU, a thread block per matrix block: sort2D sorts the rows
+// by non-zero count with CUB's block radix sort (keys count * 1024 + row: equal counts keep row
+// order, as the host's stable sort does); DP2D then runs Regu2D's dynamic programming over the
+// sorted counts, a warp per block (lane l tries the group that starts l + 1 rows back) and adds
+// its padded work to *dp_padded. zero_row and the group sizes as in hbp_place_kernel.
+constexpr int kSortThreads = 256, kSortItems = 4;  // block_rows <= 1024
+__global__ void __launch_bounds__(kSortThreads)
+    hbp_sort_place_kernel(const int* __restrict__ count, int N, bool dp,
+                          std::uint16_t* __restrict__ output_hash,
+                          std::int8_t* __restrict__ zero_row, int* __restrict__ group_nnz,
+                          unsigned long long* __restrict__ dp_padded) {
+  using Sort = cub::BlockRadixSort<unsigned, kSortThreads, kSortItems>;
+  __shared__ typename Sort::TempStorage temp;
+  __shared__ int at[kSortThreads * kSortItems];        // count by table position
+  __shared__ int best[kSortThreads * kSortItems + 1];  // DP2D: least padded work of i rows
+  const int t = threadIdx.x, lane = t & 31;
+  const long long base = static_cast<long long>(blockIdx.x) * N;
+  unsigned keys[kSortItems];
+  for (int k = 0; k < kSortItems; ++k) {
+    const int r = t * kSortItems + k;
+    keys[k] = r < N ? static_cast<unsigned>(count[base + r]) << 10 | r : ~0u;
+  }
+  Sort(temp).Sort(keys);  // thread t now holds table positions t * kSortItems + k
+  for (int k = 0; k < kSortItems; ++k) {
+    const int pos = t * kSortItems + k;
+    if (pos >= N) break;
+    output_hash[base + pos] = static_cast<std::uint16_t>(keys[k] & 1023u);
+    at[pos] = static_cast<int>(keys[k] >> 10);
+  }
+  __syncthreads();
+  for (int pos = t; pos < N; pos += kSortThreads) {  // whole warps: N and the stride are 32k
+    const int cp = at[pos];
+    const unsigned empty = __ballot_sync(kFull, cp == 0);
+    zero_row[base + pos] =
+        static_cast<std::int8_t>(cp == 0 ? -1 : __popc(empty & lanes_below(lane)));
+    int sum = cp;
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(kFull, sum, o);
+    if (lane == 0) group_nnz[static_cast<long long>(blockIdx.x) * (N / 32) + pos / 32] = sum;
+  }
+  if (!dp || t >= 32) return;
+  if (t == 0) best[0] = 0;
+  __syncwarp();
+  for (int i = 1; i <= N; ++i) {
+    const int j = i - 1 - t;
+    int v = j >= 0 ? best[j] + (i - j) * at[i - 1] : INT_MAX;
+    for (int o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(kFull, v, o));
+    if (t == 0) best[i] = v;
+    __syncwarp();
+  }
+  if (t == 0) atomicAdd(dp_padded, static_cast<unsigned long long>(best[N]));
 }
 
 // The conversion (Sec. III-B), a warp per group: step k writes the k-th element of every row
@@ -378,6 +433,7 @@ DeviceHbp<Scalar> DeviceHbp<Scalar>::upload(const HbpMatrix<Scalar>& h) {
   d.data = upload_vector(h.data);
   d.add_sign = upload_vector(h.add_sign);
   d.zero_row = upload_vector(h.zero_row);
+  d.dp_padded_nnz = h.dp_padded_nnz;
   return d;
 }
 
@@ -396,6 +452,7 @@ HbpMatrix<Scalar> DeviceHbp<Scalar>::download() const {
   h.data = to_host(data);
   h.add_sign = to_host(add_sign);
   h.zero_row = to_host(zero_row);
+  h.dp_padded_nnz = dp_padded_nnz;
   return h;
 }
 
@@ -408,7 +465,7 @@ std::size_t DeviceHbp<Scalar>::bytes() const {
 
 template <class Scalar>
 DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
-                                   const HbpHash& hash) {
+                                   const HbpHash& hash, HbpReorder reorder) {
   check_hbp_params(p);
   const Ordinal N = p.block_rows, M = p.block_cols, m = a.m;
   const Ordinal R = (m + N - 1) / N;
@@ -465,10 +522,18 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
   h.zero_row = DeviceBuffer<std::int8_t>(slots);
   h.begin_nnz = DeviceBuffer<DeviceOffset>(groups + 1);
   KSPMV_CUDA_CHECK(cudaMemset(h.begin_nnz.data(), 0, h.begin_nnz.bytes()));
-  if (blocks > 0) {
+  if (blocks > 0 && reorder == HbpReorder::Hash) {
     hbp_place_kernel<<<blocks, N, 2 * N * sizeof(int)>>>(count.data(), hash, h.output_hash.data(),
                                                          h.zero_row.data(), h.begin_nnz.data());
     check_launch("hbp_place_kernel");
+  } else if (blocks > 0) {
+    DeviceBuffer<unsigned long long> padded(1);
+    KSPMV_CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
+    hbp_sort_place_kernel<<<blocks, kSortThreads>>>(count.data(), N, reorder == HbpReorder::Dp,
+                                                    h.output_hash.data(), h.zero_row.data(),
+                                                    h.begin_nnz.data(), padded.data());
+    check_launch("hbp_sort_place_kernel");
+    if (reorder == HbpReorder::Dp) h.dp_padded_nnz = static_cast<Offset>(to_host(padded)[0]);
   }
   exclusive_sum(h.begin_nnz.data(), groups + 1);
 
@@ -508,9 +573,9 @@ bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p) {
 template struct DeviceHbp<float>;
 template struct DeviceHbp<double>;
 template DeviceHbp<float> build_hbp_device(const DeviceCsr<float>&, const HbpParams&,
-                                           const HbpHash&);
+                                           const HbpHash&, HbpReorder);
 template DeviceHbp<double> build_hbp_device(const DeviceCsr<double>&, const HbpParams&,
-                                            const HbpHash&);
+                                            const HbpHash&, HbpReorder);
 template std::unique_ptr<DeviceSpmv<float>> make_hbp(std::shared_ptr<const DeviceCsr<float>>,
                                                      const CsrPointers<float>&, const HbpParams&);
 template std::unique_ptr<DeviceSpmv<double>> make_hbp(std::shared_ptr<const DeviceCsr<double>>,

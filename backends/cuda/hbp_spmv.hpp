@@ -22,6 +22,7 @@ struct DeviceHbp {
   DeviceBuffer<std::uint16_t> col, output_hash;
   DeviceBuffer<Scalar> data;
   DeviceBuffer<std::int8_t> add_sign, zero_row;
+  Offset dp_padded_nnz = 0;  // HbpReorder::Dp only, as in HbpMatrix
 
   // Throws UnsupportedError when nnz >= 2^31.
   static DeviceHbp upload(const HbpMatrix<Scalar>& h);
@@ -30,11 +31,13 @@ struct DeviceHbp {
 };
 
 // GPU preprocessing of `a` (rows with non-decreasing columns, see hbp_rows_sorted): the same
-// arrays as build_hbp(host copy, p, hash, HbpReorder::Hash). Synchronous. Throws
-// UnsupportedError when the block grid or the table does not fit 32-bit indices.
+// arrays as build_hbp(host copy, p, hash, reorder); Sort and Dp are the paper's sort2D and DP2D
+// baselines on the GPU (CUB block radix sort; DP2D's dynamic programming a warp per block).
+// Synchronous. Throws UnsupportedError when the block grid or the table does not fit 32-bit
+// indices.
 template <class Scalar>
 DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
-                                   const HbpHash& hash);
+                                   const HbpHash& hash, HbpReorder reorder = HbpReorder::Hash);
 
 // The HBP kernel of `host`: preprocessed on the GPU from `a` (the same matrix uploaded) when its
 // rows are sorted and `a` is given, else on the host and uploaded. The hash is sampled from
