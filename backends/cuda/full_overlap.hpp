@@ -1,6 +1,6 @@
 // CSR-Full-Overlap (Zeng & Zou 2023, Sec. 4.2, Alg. 7/8): the Streamed residency. The matrix stays
 // in pinned host memory and is sent again on every run, in big batches of equal non-zero counts,
-// one stream each, so that the copy of a big batch overlaps the kernels of the previous ones.
+// so that the copy of a big batch overlaps the kernels of the previous ones.
 #pragma once
 
 #include <memory>
@@ -12,9 +12,9 @@ namespace kspmv::cuda {
 
 // Copies `host` once into pinned host memory, allocates device buffers for the whole matrix
 // (row_ptr, col, val: the copies of a run land there) and uploads the plan (batches, long rows:
-// these stay resident). run() then enqueues, on params.big_batches streams ordered by events
-// after `stream`, each big batch's H2D copies followed by its batch and long-row kernels, and
-// makes `stream` wait for all of them. Throws UnsupportedError when nnz >= 2^31 and
+// these stay resident). run() then enqueues the H2D copies of the params.big_batches big batches
+// in order on a copy stream (after the work on `stream`), and on `stream` each big batch's batch
+// and long-row kernels after its copy. Throws UnsupportedError when nnz >= 2^31 and
 // InvalidArgument for bad params.
 template <class S>
 std::unique_ptr<DeviceSpmv<S>> make_full_overlap(const CsrPointers<S>& host,
