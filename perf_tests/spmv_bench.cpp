@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/host/reference.hpp"
@@ -41,13 +42,15 @@ namespace fs = std::filesystem;
 const char* kUsage =
     "usage: spmv_bench [--matrices DIR] [--gen SPEC]... [--no-default-gen] [--kernels a,b,c]\n"
     "                  [--precision float|double|both] [--reps N] [--quick] [--device D]\n"
-    "                  [--no-autotune] [--out DIR]\n"
+    "                  [--no-autotune] [--vector-sizes 2,4,...] [--out DIR]\n"
     "  --matrices DIR  every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
     "  --gen SPEC      a generated matrix (kspmv::gen spec, e.g. kron:scale=21); repeatable;\n"
     "                  without --gen the large default families run (small ones with --quick)\n"
     "  --kernels       default cusparse,cusparse-alg2,csr-vector,partial-overlap,seg,seg-r,\n"
     "                  full-overlap,auto (kernels not built are skipped with a message)\n"
-    "  --no-autotune   leave out the auto-tuned row (Kernel::Auto with Options::autotune)\n";
+    "  --no-autotune   leave out the auto-tuned row (Kernel::Auto with Options::autotune)\n"
+    "  --vector-sizes  also run CSR-Vector with each of these lanes per row (rows named\n"
+    "                  csr-vector:v=N; csr-vector alone picks its own)\n";
 
 struct Args {
   std::string matrices, out = ".";
@@ -56,6 +59,7 @@ struct Args {
   std::vector<Kernel> kernels = {Kernel::Cusparse,       Kernel::CusparseAlg2, Kernel::CsrVector,
                                  Kernel::PartialOverlap, Kernel::Seg,          Kernel::SegR,
                                  Kernel::FullOverlap,    Kernel::Auto};
+  std::vector<int> vector_sizes;  // extra CSR-Vector rows with a fixed vector size
   std::vector<std::string> precisions = {"float", "double"};
   int reps = 20, device = 0;
 };
@@ -83,6 +87,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--kernels") {
       a.kernels.clear();
       for (const auto& name : split(in.value(), ',')) a.kernels.push_back(parse_kernel(name));
+    } else if (k == "--vector-sizes") {
+      for (const auto& v : split(in.value(), ',')) a.vector_sizes.push_back(std::stoi(v));
     } else if (k == "--precision")
       a.precisions = parse_precisions(in.value());
     else
@@ -180,9 +186,14 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
   std::vector<S> y(a.nrows);
   double cusparse_ms = NAN;
 
-  for (const Kernel k : args.kernels) {
+  // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice).
+  std::vector<std::pair<Kernel, int>> cases;
+  for (const Kernel k : args.kernels) cases.emplace_back(k, 0);
+  for (const int v : args.vector_sizes) cases.emplace_back(Kernel::CsrVector, v);
+  for (const auto& [k, v] : cases) {
     Result r;
-    r.matrix = name, r.precision = precision, r.kernel = to_string(k);
+    r.matrix = name, r.precision = precision;
+    r.kernel = to_string(k) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
     std::cerr << "  " << precision << " " << r.kernel << " ... " << std::flush;
     try {
@@ -198,7 +209,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
               ? cuda::auto_kernel(cuda::row_shape(a.row_ptr.data(), a.nrows), sizeof(S))
               : k;
       if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
-      auto spmv = cuda::make_device_spmv(resolved, d, host);
+      auto spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
+                        : cuda::make_device_spmv(resolved, d, host);
       poison();
       spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get());
       stream.synchronize();
