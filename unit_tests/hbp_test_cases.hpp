@@ -40,11 +40,11 @@ inline std::string describe(const HbpParams& p) {
 }
 
 // The Matrix Market files of the shared set with at most `max_entries` stored entries: from
-// $KSPMV_SHARED_MATRICES, else shared/matrices (device copies of the checkout) or
-// /work/shared/matrices. Empty when none of them exists.
+// $KSPMV_SHARED_MATRICES, else shared/matrices or ../shared/matrices (relative to the working
+// directory). Empty when none of them exists: the tests never need them.
 inline std::vector<std::filesystem::path> shared_matrix_files(Offset max_entries) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> dirs = {"shared/matrices", "/work/shared/matrices"};
+  std::vector<fs::path> dirs = {"shared/matrices", "../shared/matrices"};
   if (const char* env = std::getenv("KSPMV_SHARED_MATRICES")) dirs.insert(dirs.begin(), env);
   for (const auto& dir : dirs) {
     std::error_code ec;
