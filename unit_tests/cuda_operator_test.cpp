@@ -16,6 +16,7 @@
 #ifdef KSPMV_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #endif
@@ -189,18 +190,33 @@ TEST(CudaOperatorErrors, TimingsAreFilledAfterApply) {
 TEST(CudaAutoRule, FollowsTheDocumentedThresholds) {
   const Offset big = cuda::kAutoLatencyNnz;
   EXPECT_EQ(cuda::auto_kernel(cuda::RowShape{}, 8), Kernel::CsrVector);
-  // Latency-bound: skewed or very regular -> seg, otherwise csr-vector.
+  // Latency-bound: skewed -> seg, otherwise csr-vector.
   EXPECT_EQ(cuda::auto_kernel({20000, 10000, 20, 5}, 8), Kernel::Seg);
-  EXPECT_EQ(cuda::auto_kernel({50000, 5, 5, 0.05}, 8), Kernel::Seg);
   EXPECT_EQ(cuda::auto_kernel({50000, 50, 5, 1.5}, 8), Kernel::Seg);
+  EXPECT_EQ(cuda::auto_kernel({50000, 5, 5, 0.05}, 8), Kernel::CsrVector);
   EXPECT_EQ(cuda::auto_kernel({100000, 16, 6, 0.22}, 8), Kernel::CsrVector);
   // Bandwidth-bound.
   EXPECT_EQ(cuda::auto_kernel({big, 10000, 30, 5}, 8), Kernel::Cusparse);  // power law
   EXPECT_EQ(cuda::auto_kernel({big, 100, 30, 1.2}, 8), Kernel::Cusparse);
-  EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}, 8), Kernel::CsrVector);    // 2D stencil
-  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 8), Kernel::Seg);       // 3D stencil, double
-  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 4), Kernel::Cusparse);  // float
-  EXPECT_EQ(cuda::auto_kernel({big, 30, 15, 0.26}, 8), Kernel::Cusparse);
+  EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}, 8), Kernel::CsrVector);     // 2D stencil
+  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 8), Kernel::CsrVector);  // 3D stencil
+  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 4), Kernel::CsrVector);
+  EXPECT_EQ(cuda::auto_kernel({big, 30, 15, 0.26}, 8), Kernel::CsrVector);  // geometric graph
+  EXPECT_EQ(cuda::auto_kernel({big, 8, 8, 0}, 8), Kernel::Seg);             // uniform, double
+  EXPECT_EQ(cuda::auto_kernel({big, 8, 8, 0}, 4), Kernel::Cusparse);        // float
+}
+
+// CSR-Vector's lanes per row (csr_vector.hpp): host arithmetic, no GPU needed.
+TEST(CsrVectorLanes, FollowTheDocumentedRule) {
+  const Ordinal many = 1 << 18;
+  EXPECT_EQ(cuda::csr_vector_lanes(5, 0.01, 16 << 20), 1);  // 2D stencil
+  EXPECT_EQ(cuda::csr_vector_lanes(5, 0.01, many - 1), 4);  // latency-bound: more lanes
+  EXPECT_EQ(cuda::csr_vector_lanes(2, 0.3, 60 << 20), 4);   // irregular short rows
+  EXPECT_EQ(cuda::csr_vector_lanes(26.7, 0.06, 4 << 20), 4);
+  EXPECT_EQ(cuda::csr_vector_lanes(5, 0.3, 10000), 8);  // capped by the mean rounded up
+  EXPECT_EQ(cuda::csr_vector_lanes(60, 0.3, 2910), 32);
+  EXPECT_EQ(cuda::csr_vector_lanes(200, 0.3, 100), 32);
+  EXPECT_EQ(cuda::csr_vector_lanes(22, 0.3, 20000), 16);  // 20000 * 16 >= 2^18
 }
 
 TEST(CudaAutoRule, RowShapeOfAStencilAndOfOneLongRow) {

@@ -1,6 +1,7 @@
 #include "backends/cuda/csr_vector.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -9,7 +10,6 @@
 #include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
-#include "kspmv/formats/batch_plan.hpp"
 #include "kspmv/formats/long_rows.hpp"
 
 namespace kspmv::cuda {
@@ -104,19 +104,31 @@ class CsrVector final : public DeviceSpmv<Scalar> {
   LongRowPath<Scalar> long_rows_;
 };
 
-// Table 2 of paper 4 (batch_vector_size) on the rows at most `threshold` long: the rows the main
-// kernel sees.
-int short_row_vector_size(const Offset* row_ptr, Ordinal m, Offset threshold) {
-  Offset nnz = 0;
+// csr_vector_lanes from the rows at most `threshold` long: the rows the main kernel sees.
+int short_row_lanes(const Offset* row_ptr, Ordinal m, Offset threshold) {
+  double nnz = 0, squares = 0;
   Ordinal rows = 0;
   for (Ordinal i = 0; i < m; ++i) {
-    const Offset len = row_ptr[i + 1] - row_ptr[i];
-    if (len <= threshold) nnz += len, ++rows;
+    const auto len = static_cast<double>(row_ptr[i + 1] - row_ptr[i]);
+    if (len <= threshold) nnz += len, squares += len * len, ++rows;
   }
-  return rows > 0 ? batch_vector_size(nnz, rows, BatchParams{}) : 1;
+  if (rows == 0) return 1;
+  const double mean = nnz / rows;
+  const double var = std::max(0.0, squares / rows - mean * mean);
+  return csr_vector_lanes(mean, mean > 0 ? std::sqrt(var) / mean : 0.0, rows);
 }
 
 }  // namespace
+
+int csr_vector_lanes(double mean, double cv, Ordinal rows) {
+  constexpr long long kThreads = 1 << 18;  // enough rows in flight to cover the latency
+  if (rows >= kThreads && mean <= 6 && cv < 0.2) return 1;
+  int cap = 4;  // the mean rounded up to a power of two, 4..32
+  while (cap < 32 && cap < mean) cap *= 2;
+  int lanes = 4;
+  while (lanes < cap && static_cast<long long>(rows) * lanes < kThreads) lanes *= 2;
+  return lanes;
+}
 
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
@@ -133,10 +145,10 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
   int vector_size = v;
   Offset threshold = config.long_row_threshold;
   if (vector_size == 0) {
-    // The mean of the short rows picks V; V sets the default threshold; one refinement step
-    // (the threshold of V=32 is the widest, so start there).
+    // The short rows pick V; V sets the default threshold; one refinement step (the threshold
+    // of V=32 is the widest, so start there).
     const Offset widest = threshold > 0 ? threshold : default_long_row_threshold(32);
-    vector_size = short_row_vector_size(host.row_ptr, host.m, widest);
+    vector_size = short_row_lanes(host.row_ptr, host.m, widest);
   }
   if (threshold == 0) threshold = default_long_row_threshold(vector_size);
   LongRowPath<Scalar> long_rows(host.row_ptr, host.m,

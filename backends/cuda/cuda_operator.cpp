@@ -67,15 +67,11 @@ Kernel auto_kernel(const RowShape& s, std::size_t value_bytes) {
   const bool skewed = s.max > 8 * s.mean + 32;  // a few rows far longer than the rest
   Kernel k = Kernel::CsrVector;
   if (s.nnz < kAutoLatencyNnz) {
-    if (skewed || s.cv > 1 || s.cv < 0.15) k = Kernel::Seg;
+    if (skewed || s.cv > 1) k = Kernel::Seg;
   } else if (skewed || s.cv > 1) {
     k = Kernel::Cusparse;
-  } else if (s.mean < 6 && s.cv < 0.5) {
-    k = Kernel::CsrVector;
-  } else if (s.cv < 0.2) {
+  } else if (s.cv < 0.2 && s.mean >= 6 && s.mean < 12) {
     k = value_bytes >= 8 ? Kernel::Seg : Kernel::Cusparse;
-  } else {
-    k = Kernel::Cusparse;
   }
   return kernel_available(k) ? k : Kernel::Cusparse;
 }

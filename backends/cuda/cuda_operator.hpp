@@ -51,16 +51,14 @@ inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 // "Skewed": max > 8 * mean + 32.
 //   no non-zeros                                        -> csr-vector
 //   nnz < kAutoLatencyNnz (latency-bound):
-//     skewed, power law (cv > 1) or very regular rows   -> seg (balanced tiles, one pass)
-//     (cv < 0.15)
-//     otherwise                                         -> csr-vector (one light kernel)
+//     skewed or power law (cv > 1)                      -> seg (balanced tiles, one pass)
+//     otherwise                                         -> csr-vector (one light kernel, lanes
+//                                                          by csr_vector_lanes)
 //   nnz >= kAutoLatencyNnz (bandwidth-bound):
 //     skewed or power law (cv > 1)                      -> cusparse
-//     short regular rows (mean < 6, cv < 0.5)           -> csr-vector
-//     regular rows (cv < 0.2)                           -> seg in double (coalesced tiles, little
-//                                                          padding); cusparse in float (seg
-//                                                          measured 0.77x on the 27-point stencil)
-//     otherwise                                         -> cusparse
+//     near-equal rows of 6..12 entries (cv < 0.2;       -> seg in double (coalesced tiles, no
+//     the uniform random family)                           padding); cusparse in float
+//     otherwise                                         -> csr-vector
 // Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
 // measured faster than cuSPARSE, the rule keeps cuSPARSE. A choice whose family is not built
 // falls back to cusparse. Options::autotune times the candidates instead.
