@@ -200,7 +200,8 @@ TEST(CudaAutoRule, FollowsTheDocumentedThresholds) {
   EXPECT_EQ(cuda::auto_kernel({big, 100, 30, 1.2}, 8), Kernel::Cusparse);
   EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}, 8), Kernel::CsrVector);     // 2D stencil
   EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 8), Kernel::CsrVector);  // 3D stencil
-  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 4), Kernel::CsrVector);
+  EXPECT_EQ(cuda::auto_kernel({big, 27, 26.6, 0.1}, 4), Kernel::Cusparse);   // float
+  EXPECT_EQ(cuda::auto_kernel({big, 5, 5, 0.02}, 4), Kernel::CsrVector);
   EXPECT_EQ(cuda::auto_kernel({big, 30, 15, 0.26}, 8), Kernel::CsrVector);  // geometric graph
   EXPECT_EQ(cuda::auto_kernel({big, 8, 8, 0}, 8), Kernel::Seg);             // uniform, double
   EXPECT_EQ(cuda::auto_kernel({big, 8, 8, 0}, 4), Kernel::Cusparse);        // float

@@ -70,8 +70,12 @@ Kernel auto_kernel(const RowShape& s, std::size_t value_bytes) {
     if (skewed || s.cv > 1) k = Kernel::Seg;
   } else if (skewed || s.cv > 1) {
     k = Kernel::Cusparse;
-  } else if (s.cv < 0.2 && s.mean >= 6 && s.mean < 12) {
-    k = value_bytes >= 8 ? Kernel::Seg : Kernel::Cusparse;
+  } else if (s.mean < 6 && s.cv < 0.5) {
+    k = Kernel::CsrVector;
+  } else if (value_bytes < 8) {
+    k = Kernel::Cusparse;
+  } else if (s.cv < 0.2 && s.mean < 12) {
+    k = Kernel::Seg;
   }
   return kernel_available(k) ? k : Kernel::Cusparse;
 }

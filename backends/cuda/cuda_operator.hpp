@@ -56,9 +56,13 @@ inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 //                                                          by csr_vector_lanes)
 //   nnz >= kAutoLatencyNnz (bandwidth-bound):
 //     skewed or power law (cv > 1)                      -> cusparse
-//     near-equal rows of 6..12 entries (cv < 0.2;       -> seg in double (coalesced tiles, no
-//     the uniform random family)                           padding); cusparse in float
-//     otherwise                                         -> csr-vector
+//     short rows (mean < 6, cv < 0.5)                   -> csr-vector
+//     float, otherwise                                  -> cusparse (csr-vector measured 0.83x on
+//                                                          the geometric graph, 0.95x on the
+//                                                          27-point stencil)
+//     double, near-equal rows of up to 12 entries       -> seg (coalesced tiles, no padding; the
+//     (cv < 0.2; the uniform random family)                uniform random family)
+//     double, otherwise                                 -> csr-vector
 // Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
 // measured faster than cuSPARSE, the rule keeps cuSPARSE. A choice whose family is not built
 // falls back to cusparse. Options::autotune times the candidates instead.
