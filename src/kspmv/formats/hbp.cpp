@@ -53,8 +53,9 @@ template <class F>
 void for_each_run(const Ordinal* col, Offset begin, Offset end, Ordinal block_cols, F f) {
   for (Offset k = begin; k < end;) {
     const Ordinal bn = col[k] / block_cols;
+    const Offset lo = Offset(bn) * block_cols, hi = lo + block_cols;  // one division per run
     Offset e = k + 1;
-    while (e < end && col[e] / block_cols == bn) ++e;
+    while (e < end && col[e] >= lo && col[e] < hi) ++e;
     f(bn, k, static_cast<int>(e - k));
     k = e;
   }
@@ -89,8 +90,14 @@ HbpHash hbp_sample_hash(const Offset* row_ptr, const Ordinal* col, Ordinal m, Or
   std::vector<Ordinal> bns;
   const Ordinal step = std::max<Ordinal>(1, m / kSampleRows);
   for (Ordinal i = 0; i < m && n > 0; i += step) {
+    const Offset begin = row_ptr[i], end = row_ptr[i + 1];
+    if (std::is_sorted(col + begin, col + end)) {  // the usual case: one division per block
+      for_each_run(col, begin, end, p.block_cols,
+                   [&](Ordinal, Offset, int count) { counts.push_back(count); });
+      continue;
+    }
     bns.clear();
-    for (Offset k = row_ptr[i]; k < row_ptr[i + 1]; ++k) bns.push_back(col[k] / p.block_cols);
+    for (Offset k = begin; k < end; ++k) bns.push_back(col[k] / p.block_cols);
     std::sort(bns.begin(), bns.end());
     for_each_run(bns.data(), 0, static_cast<Offset>(bns.size()), 1,
                  [&](Ordinal, Offset, int count) { counts.push_back(count); });
