@@ -10,7 +10,8 @@
 #                    build,test,sanitize,bench,hbp; build implies configure). Split the suite
 #                    over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
 #                    bench. "multi" runs multi_gpu_bench and cg_bench on every GPU (two or more).
-#   KSPMV_MATRICES   Matrix Market directory for the bench (default: shared/matrices if present)
+#   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
+#                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
 #                    kron:scale=21"); HBP_ARGS, MULTI_ARGS, CG_ARGS the same for hbp_bench,
 #                    multi_gpu_bench and cg_bench
@@ -69,6 +70,7 @@ fi
 
 MATRICES=${KSPMV_MATRICES:-}
 if [[ -z $MATRICES && -d $REPO/shared/matrices ]]; then MATRICES=$REPO/shared/matrices; fi
+[[ -n $MATRICES ]] && export KSPMV_MATRICES=$MATRICES
 
 if want configure || want build; then
   STEP=configure

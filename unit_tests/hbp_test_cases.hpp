@@ -39,30 +39,26 @@ inline std::string describe(const HbpParams& p) {
          ", fixed " + std::to_string(p.fixed_fraction);
 }
 
-// The Matrix Market files of the shared set with at most `max_entries` stored entries: from
-// $KSPMV_SHARED_MATRICES, else shared/matrices or ../shared/matrices (relative to the working
-// directory). Empty when none of them exists: the tests never need them.
+// The Matrix Market files of the directory named by $KSPMV_MATRICES (the GPU suite sets it)
+// with at most `max_entries` stored entries. Empty when it is unset or not a directory: the
+// tests never need them.
 inline std::vector<std::filesystem::path> shared_matrix_files(Offset max_entries) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> dirs = {"shared/matrices", "../shared/matrices"};
-  if (const char* env = std::getenv("KSPMV_SHARED_MATRICES")) dirs.insert(dirs.begin(), env);
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir)) {
-      const std::string f = e.path().filename().string();
-      if (f.find(".mtx") == std::string::npos) continue;
-      try {
-        const auto info = io::read_matrix_market_info(e.path().string());
-        if (info.field != "complex" && info.entries <= max_entries) files.push_back(e.path());
-      } catch (const Error&) {  // array or unreadable files are not in the set
-      }
+  const char* dir = std::getenv("KSPMV_MATRICES");
+  std::error_code ec;
+  if (!dir || !fs::is_directory(dir, ec)) return {};
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f.find(".mtx") == std::string::npos) continue;
+    try {
+      const auto info = io::read_matrix_market_info(e.path().string());
+      if (info.field != "complex" && info.entries <= max_entries) files.push_back(e.path());
+    } catch (const Error&) {  // array or unreadable files are not in the set
     }
-    std::sort(files.begin(), files.end());
-    return files;
   }
-  return {};
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace kspmv::test::hbp
