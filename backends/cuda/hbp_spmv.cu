@@ -20,6 +20,7 @@
 
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/vector_ops.hpp"
+#include "backends/cuda/warp_reduce.cuh"
 
 namespace kspmv::cuda {
 
@@ -123,6 +124,17 @@ __device__ int block_exclusive_sum(int v, int* warp_total) {
   return inc - v + warp_total[warp];
 }
 
+// Table position `slot` (lane `lane` of a full warp; its group `group`) holding a row of `cp`
+// non-zeros: zero_row (-1 for an empty row, else the empty rows before it in its group) and,
+// from lane 0, the group's size.
+__device__ void place_row(int cp, int lane, long long slot, long long group,
+                          std::int8_t* __restrict__ zero_row, int* __restrict__ group_nnz) {
+  const unsigned empty = __ballot_sync(kFull, cp == 0);
+  zero_row[slot] = static_cast<std::int8_t>(cp == 0 ? -1 : __popc(empty & lanes_below(lane)));
+  const int sum = warp_sum<32>(cp);
+  if (lane == 0) group_nnz[group] = sum;
+}
+
 // Sec. III-B, a thread block of N threads per matrix block: thread t hashes row t; rows are
 // placed by hash value, ties by row (warps in turn, lanes by rank), as the host's counting
 // placement does. Then thread p handles table position p: zero_row and the group sizes.
@@ -159,19 +171,15 @@ __global__ void hbp_place_kernel(const int* __restrict__ count, HbpHash hash,
   output_hash[base + pos] = static_cast<std::uint16_t>(t);
   at[pos] = c;
   __syncthreads();
-  const int cp = at[t];
-  const unsigned empty = __ballot_sync(kFull, cp == 0);
-  zero_row[base + t] = static_cast<std::int8_t>(cp == 0 ? -1 : __popc(empty & lanes_below(lane)));
-  int sum = cp;
-  for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(kFull, sum, o);
-  if (lane == 0) group_nnz[static_cast<long long>(blockIdx.x) * (N / 32) + warp] = sum;
+  place_row(at[t], lane, base + t, static_cast<long long>(blockIdx.x) * (N / 32) + warp, zero_row,
+            group_nnz);
 }
 
 // The baselines of Sec. IV-B on the GPU, a thread block per matrix block: sort2D sorts the rows
 // by non-zero count with CUB's block radix sort (keys count * 1024 + row: equal counts keep row
 // order, as the host's stable sort does); DP2D then runs Regu2D's dynamic programming over the
 // sorted counts, a warp per block (lane l tries the group that starts l + 1 rows back) and adds
-// its padded work to *dp_padded. zero_row and the group sizes as in hbp_place_kernel.
+// its padded work to *dp_padded. zero_row and the group sizes by place_row.
 constexpr int kSortThreads = 256, kSortItems = 4;  // block_rows <= 1024
 __global__ void __launch_bounds__(kSortThreads)
     hbp_sort_place_kernel(const int* __restrict__ count, int N, bool dp,
@@ -197,15 +205,9 @@ __global__ void __launch_bounds__(kSortThreads)
     at[pos] = static_cast<int>(keys[k] >> 10);
   }
   __syncthreads();
-  for (int pos = t; pos < N; pos += kSortThreads) {  // whole warps: N and the stride are 32k
-    const int cp = at[pos];
-    const unsigned empty = __ballot_sync(kFull, cp == 0);
-    zero_row[base + pos] =
-        static_cast<std::int8_t>(cp == 0 ? -1 : __popc(empty & lanes_below(lane)));
-    int sum = cp;
-    for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(kFull, sum, o);
-    if (lane == 0) group_nnz[static_cast<long long>(blockIdx.x) * (N / 32) + pos / 32] = sum;
-  }
+  for (int pos = t; pos < N; pos += kSortThreads)  // whole warps: N and the stride are 32k
+    place_row(at[pos], lane, base + pos, static_cast<long long>(blockIdx.x) * (N / 32) + pos / 32,
+              zero_row, group_nnz);
   if (!dp || t >= 32) return;
   if (t == 0) best[0] = 0;
   __syncwarp();
