@@ -232,6 +232,11 @@ TEST(CudaAutoRule, RowShapeOfAStencilAndOfOneLongRow) {
   EXPECT_EQ(l.max, 9000);
   EXPECT_GT(l.cv, 1.5);
   EXPECT_EQ(cuda::auto_kernel(l, 8), Kernel::Seg);
+  const cuda::RowShape short_rows =
+      cuda::row_shape(one_long.data(), 4, 10);  // the long row left out
+  EXPECT_EQ(short_rows.rows, 3);
+  EXPECT_EQ(short_rows.nnz, 2);
+  EXPECT_EQ(short_rows.max, 1);
 }
 #endif
 

@@ -1,12 +1,12 @@
 #include "backends/cuda/csr_vector.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
@@ -106,16 +106,8 @@ class CsrVector final : public DeviceSpmv<Scalar> {
 
 // csr_vector_lanes from the rows at most `threshold` long: the rows the main kernel sees.
 int short_row_lanes(const Offset* row_ptr, Ordinal m, Offset threshold) {
-  double nnz = 0, squares = 0;
-  Ordinal rows = 0;
-  for (Ordinal i = 0; i < m; ++i) {
-    const auto len = static_cast<double>(row_ptr[i + 1] - row_ptr[i]);
-    if (len <= threshold) nnz += len, squares += len * len, ++rows;
-  }
-  if (rows == 0) return 1;
-  const double mean = nnz / rows;
-  const double var = std::max(0.0, squares / rows - mean * mean);
-  return csr_vector_lanes(mean, mean > 0 ? std::sqrt(var) / mean : 0.0, rows);
+  const RowShape s = row_shape(row_ptr, m, threshold);
+  return s.rows > 0 ? csr_vector_lanes(s.mean, s.cv, s.rows) : 1;
 }
 
 }  // namespace

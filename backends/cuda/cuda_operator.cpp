@@ -47,18 +47,20 @@ bool kernel_available(Kernel kernel) {
   }
 }
 
-RowShape row_shape(const Offset* row_ptr, Ordinal m) {
+RowShape row_shape(const Offset* row_ptr, Ordinal m, Offset max_len) {
   RowShape s;
-  if (m <= 0) return s;
-  s.nnz = row_ptr[m] - row_ptr[0];
-  s.mean = static_cast<double>(s.nnz) / m;
-  double sq = 0;
+  double squares = 0;
   for (Ordinal i = 0; i < m; ++i) {
     const Offset len = row_ptr[i + 1] - row_ptr[i];
+    if (len > max_len) continue;
+    s.nnz += len, ++s.rows;
     s.max = std::max(s.max, len);
-    sq += (len - s.mean) * (len - s.mean);
+    squares += static_cast<double>(len) * static_cast<double>(len);
   }
-  s.cv = s.mean > 0 ? std::sqrt(sq / m) / s.mean : 0;
+  if (s.rows == 0) return s;
+  s.mean = static_cast<double>(s.nnz) / s.rows;
+  const double var = std::max(0.0, squares / s.rows - s.mean * s.mean);
+  s.cv = s.mean > 0 ? std::sqrt(var) / s.mean : 0;
   return s;
 }
 

@@ -1,6 +1,7 @@
 // Entry points of the CUDA backend. Kokkos-free: the matrix arrives as host pointers.
 #pragma once
 
+#include <limits>
 #include <memory>
 
 #include "backends/cuda/device_spmv.hpp"
@@ -34,14 +35,17 @@ inline constexpr int kAutotuneTrials = 3;
 // Whether this build runs `kernel` on CUDA devices (Auto always; others once their family is in).
 bool kernel_available(Kernel kernel);
 
-// What Kernel::Auto reads of a matrix: row-length statistics from row_ptr alone.
+// What Kernel::Auto (and CSR-Vector's lane count) reads of a matrix: row-length statistics from
+// row_ptr alone, over the rows of at most `max_len` non-zeros (all rows by default).
 struct RowShape {
   Offset nnz = 0;
-  Offset max = 0;   // longest row
-  double mean = 0;  // nnz / m
-  double cv = 0;    // coefficient of variation stddev / mean (0 when mean == 0)
+  Offset max = 0;    // longest row
+  double mean = 0;   // nnz / rows
+  double cv = 0;     // coefficient of variation stddev / mean (0 when mean == 0)
+  Ordinal rows = 0;  // the rows counted
 };
-RowShape row_shape(const Offset* row_ptr, Ordinal m);
+RowShape row_shape(const Offset* row_ptr, Ordinal m,
+                   Offset max_len = std::numeric_limits<Offset>::max());
 
 // Below this many non-zeros an SpMV takes a few microseconds and launch latency decides; above
 // it, memory bandwidth does.
