@@ -43,19 +43,32 @@ inline double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// Median milliseconds of each body over `reps` rounds that time every body once, in turn,
+// after 3 warm-up rounds: bodies compared this way see the same drift of clocks and of the
+// host-to-device bandwidth (which moved by several percent between back-to-back medians).
+inline std::vector<double> time_interleaved_ms(const std::vector<std::function<void()>>& bodies,
+                                               cudaStream_t stream, int reps) {
+  for (int i = 0; i < 3; ++i)
+    for (const auto& body : bodies) body();
+  cuda::Event start, stop;
+  std::vector<std::vector<double>> ms(bodies.size());
+  for (int i = 0; i < reps; ++i) {
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      start.record(stream);
+      bodies[b]();
+      stop.record(stream);
+      stop.synchronize();
+      ms[b].push_back(stop.elapsed_since(start));
+    }
+  }
+  std::vector<double> medians;
+  for (auto& m : ms) medians.push_back(median(m));
+  return medians;
+}
+
 // Median milliseconds of `reps` event-timed calls of `body` on `stream` after 3 warm-up calls.
 inline double time_ms(const std::function<void()>& body, cudaStream_t stream, int reps) {
-  for (int i = 0; i < 3; ++i) body();
-  cuda::Event start, stop;
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    start.record(stream);
-    body();
-    stop.record(stream);
-    stop.synchronize();
-    ms.push_back(stop.elapsed_since(start));
-  }
-  return median(ms);
+  return time_interleaved_ms({body}, stream, reps)[0];
 }
 
 inline std::string fmt(double v) {
