@@ -33,4 +33,21 @@ bool exchange_applies(Scheme s, Exchange e);
 // The exchanges Auto chooses from for a scheme: AllGather, Merge, Halo where they apply.
 std::vector<Exchange> exchange_candidates(Scheme s);
 
+// Halo: x entry j belongs to the device owning row floor(j*m/n), so the rows [r0, r1) of a block
+// own the columns [ceil(r0*n/m), ceil(r1*n/m)). A ColumnRange is such a run of columns, with its
+// place in the owner-major order of all columns (device 0's columns, then device 1's, ...,
+// increasing within a device) and among its owner's columns.
+struct ColumnRange {
+  Ordinal begin = 0, end = 0;  // columns [begin, end)
+  int owner = 0;
+  Ordinal order = 0;  // owner-major position of column `begin`
+  Ordinal rank = 0;   // position of column `begin` among its owner's columns
+};
+// The non-empty column ranges of a plan whose blocks have disjoint rows (the Halo schemes),
+// sorted by column and covering [0, n); rows in no block belong to device 0. Empty when m or n
+// is 0. O(blocks log blocks).
+std::vector<ColumnRange> halo_column_ranges(const PartitionPlan& p);
+// Owner-major position of each device's first column: ndevices + 1 entries, the last one n.
+std::vector<Ordinal> halo_owner_starts(const std::vector<ColumnRange>& ranges, int ndevices);
+
 }  // namespace kspmv::part

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kspmv/core/error.hpp"
+#include "partitioners/exchange.hpp"
 #include "partitioners/numa.hpp"
 #include "partitioners/partition_plan.hpp"
 #include "test_matrices.hpp"
@@ -163,6 +164,44 @@ TEST(PartitionersTest, EverySchemeCoversEveryRowOrNonZeroExactlyOncePerDeviceSet
         else
           check_row_plan(p, plan, what);
       }
+}
+
+// Halo column ranges against the definition: column j belongs to the device of row j*m/n, and
+// the owner-major order lists device 0's columns, then device 1's, each increasing.
+TEST(PartitionersTest, HaloColumnRangesFollowTheRowOwners) {
+  for (const auto& p : patterns())
+    for (Scheme s : {Scheme::Rows, Scheme::NZ, Scheme::TwoNZ, Scheme::LRA})
+      for (int nd = 1; nd <= 8; ++nd)
+        for (const Ordinal n : {p.n, p.n / 3 + 1, 2 * p.n + 5}) {  // square and rectangular
+          const std::string what = p.name + " " + part::to_string(s) + " N=" + std::to_string(nd) +
+                                   " n=" + std::to_string(n);
+          PartitionPlan plan = make_plan(p, s, nd);
+          plan.ncols = n;
+          std::vector<int> row_owner(p.m(), 0);
+          for (const Block& b : plan.blocks)
+            for (Ordinal r = b.row_begin; r < b.row_end; ++r) row_owner[r] = b.device;
+          std::vector<std::vector<Ordinal>> owned(nd);
+          for (Ordinal j = 0; j < n && p.m() > 0; ++j)
+            owned[row_owner[static_cast<Offset>(j) * p.m() / n]].push_back(j);
+          std::vector<Ordinal> starts(nd + 1, 0);
+          for (int d = 0; d < nd; ++d) starts[d + 1] = starts[d] + owned[d].size();
+          const auto ranges = part::halo_column_ranges(plan);
+          EXPECT_EQ(part::halo_owner_starts(ranges, nd), starts) << what;
+          Ordinal next = 0;
+          for (const auto& c : ranges) {
+            ASSERT_EQ(c.begin, next) << what;  // sorted, contiguous, non-empty
+            ASSERT_LT(c.begin, c.end) << what;
+            next = c.end;
+            for (Ordinal j = c.begin; j < c.end; ++j) {
+              const auto& mine = owned[c.owner];
+              const auto at = std::lower_bound(mine.begin(), mine.end(), j);
+              ASSERT_TRUE(at != mine.end() && *at == j) << what << " column " << j;
+              EXPECT_EQ(c.rank + (j - c.begin), at - mine.begin()) << what << " column " << j;
+              EXPECT_EQ(c.order + (j - c.begin), starts[c.owner] + (at - mine.begin())) << what;
+            }
+          }
+          EXPECT_EQ(next, p.m() > 0 ? n : 0) << what;
+        }
 }
 
 TEST(PartitionersTest, NzBlocksStayWithinAverageNonZerosPlusLongestRow) {

@@ -82,6 +82,11 @@ Kernel auto_kernel(const RowShape& s, std::size_t value_bytes) {
   return kernel_available(k) ? k : Kernel::Cusparse;
 }
 
+bool reads_host_entries(Kernel kernel) {
+  return kernel == Kernel::Seg || kernel == Kernel::SegR || kernel == Kernel::FullOverlap ||
+         kernel == Kernel::Hbp;
+}
+
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
                                                      std::shared_ptr<const DeviceCsr<Scalar>> a,

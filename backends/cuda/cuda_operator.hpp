@@ -80,5 +80,8 @@ template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
                                                      std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                      const CsrPointers<Scalar>& host);
+// Whether make_device_spmv reads the column indices and values of `host` (seg, seg-r,
+// full-overlap, and hbp for its hash sampling); the other kernels read its row pointer only.
+bool reads_host_entries(Kernel kernel);
 
 }  // namespace kspmv::cuda

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/halo_setup.hpp"
 #include "backends/cuda/vector_ops.hpp"
 
 namespace kspmv::cuda {
@@ -197,94 +198,116 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
   const auto x_owner = [&](Ordinal j) {
     return row_owner[static_cast<Ordinal>(static_cast<Offset>(j) * m / n)];
   };
-  auto halo_start = Clock::now();
   if (exchange_ == Exchange::Halo && m > 0)
     for (Ordinal j = 0; j < n; ++j) devs_[x_owner(j)]->owned_cols.push_back(j);
-  halo_setup_ms_ = ms_since(halo_start);
+
+  // One local CSR piece per block (MSREP Alg. 2: local row_ptr = row_ptr - start_idx); Halo
+  // pieces arrive with global columns, which the halo setup renumbers on their devices.
+  std::vector<DeviceCsr<S>> uploaded(plan.blocks.size());
+  std::vector<std::vector<Offset>> ptrs(plan.blocks.size());
+  for (std::size_t p = 0; p < plan.blocks.size(); ++p) {
+    const auto& b = plan.blocks[p];
+    if (b.rows() == 0) continue;
+    ptrs[p].resize(b.rows() + 1);
+    for (Ordinal r = b.row_begin; r <= b.row_end; ++r)
+      ptrs[p][r - b.row_begin] = std::clamp(host.row_ptr[r], b.nnz_begin, b.nnz_end) - b.nnz_begin;
+    DeviceGuard guard(devs_[b.device]->device);
+    uploaded[p] = DeviceCsr<S>::upload(
+        {ptrs[p].data(), host.col + b.nnz_begin, host.val + b.nnz_begin, b.rows(), n});
+  }
+  if (exchange_ == Exchange::Halo && m > 0 && n > 0) setup_halo(plan, uploaded);
 
   pieces_.resize(plan.blocks.size());
-  std::vector<Ordinal> local(exchange_ == Exchange::Halo ? n : 0);
-  for (std::size_t d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    // Halo: number this device's columns; collect and group the entries it receives.
-    if (exchange_ == Exchange::Halo) {
-      halo_start = Clock::now();
-      std::fill(local.begin(), local.end(), -1);
-      for (std::size_t k = 0; k < dev.owned_cols.size(); ++k)
-        local[dev.owned_cols[k]] = static_cast<Ordinal>(k);
-      // Mark the remote columns the pieces reference (-2), then number them by owner and, per
-      // owner, in its owned order (the halo sorted by (owner, column)): O(nnz + n), no sort.
-      for (int p : dev.pieces)
-        for (Offset e = plan.blocks[p].nnz_begin; e < plan.blocks[p].nnz_end; ++e)
-          if (local[host.col[e]] < 0) local[host.col[e]] = -2;
-      const auto owned = static_cast<Ordinal>(dev.owned_cols.size());
-      Ordinal received = 0;
-      std::vector<Ordinal> pos;
-      for (std::size_t src = 0; src < nd; ++src) {
-        if (src == d) continue;
-        pos.clear();
-        const auto& src_cols = devs_[src]->owned_cols;
-        for (std::size_t k = 0; k < src_cols.size(); ++k)
-          if (local[src_cols[k]] == -2) {
-            local[src_cols[k]] = owned + received++;
-            pos.push_back(static_cast<Ordinal>(k));
-          }
-        if (pos.empty()) continue;
-        DeviceGuard guard(devs_[src]->device);
-        typename Dev::Send s;
-        s.dst = static_cast<int>(d);
-        s.offset = owned + received - static_cast<Ordinal>(pos.size());
-        s.count = static_cast<Ordinal>(pos.size());
-        s.idx = DeviceBuffer<Ordinal>(pos.size());
-        s.idx.upload(pos.data());
-        s.buf = DeviceBuffer<S>(pos.size());
-        devs_[src]->sends.push_back(std::move(s));
-      }
-      dev.halo = static_cast<std::size_t>(received);
-      dev.local_size = std::max(dev.owned_cols.size() + dev.halo, dev.owned_rows.size());
-      halo_setup_ms_ += ms_since(halo_start);
-    }
-    // One local CSR piece per block (MSREP Alg. 2: local row_ptr = row_ptr - start_idx).
+  for (std::size_t p = 0; p < plan.blocks.size(); ++p) {
+    const auto& b = plan.blocks[p];
+    Dev& dev = *devs_[b.device];
     DeviceGuard guard(dev.device);
-    for (int p : dev.pieces) {
-      const auto& b = plan.blocks[p];
-      auto pc = std::make_unique<Piece>();
-      pc->block = b;
-      pc->y_offset = y_offset[p];
-      if (b.rows() > 0) {
-        std::vector<Offset> ptr(b.rows() + 1);
-        for (Ordinal r = b.row_begin; r <= b.row_end; ++r)
-          ptr[r - b.row_begin] = std::clamp(host.row_ptr[r], b.nnz_begin, b.nnz_end) - b.nnz_begin;
-        std::vector<Ordinal> cols;
-        if (exchange_ == Exchange::Halo)
-          for (Offset e = b.nnz_begin; e < b.nnz_end; ++e) cols.push_back(local[host.col[e]]);
-        const Ordinal local_n = exchange_ == Exchange::Halo
-                                    ? static_cast<Ordinal>(dev.owned_cols.size() + dev.halo)
-                                    : n;
-        const CsrPointers<S> piece{
-            ptr.data(), exchange_ == Exchange::Halo ? cols.data() : host.col + b.nnz_begin,
-            host.val + b.nnz_begin, b.rows(), local_n};
-        pc->kernel = o.kernel == Kernel::Auto
-                         ? auto_kernel(row_shape(ptr.data(), b.rows()), sizeof(S))
-                         : o.kernel;
-        pc->a = std::make_shared<const DeviceCsr<S>>(DeviceCsr<S>::upload(piece));
-        pc->spmv = make_device_spmv(pc->kernel, pc->a, piece);
-        if (exchange_ == Exchange::Merge) {
-          pc->partial = DeviceBuffer<S>(b.rows());
-          if (d != 0) {
-            DeviceGuard root(devs_[0]->device);
-            pc->recv = DeviceBuffer<S>(b.rows());
-          }
+    auto pc = std::make_unique<Piece>();
+    pc->block = b;
+    pc->y_offset = y_offset[p];
+    if (b.rows() > 0) {
+      pc->kernel = o.kernel == Kernel::Auto
+                       ? auto_kernel(row_shape(ptrs[p].data(), b.rows()), sizeof(S))
+                       : o.kernel;
+      // Kernels that build their own arrays on the host read the (renumbered) columns there.
+      std::vector<Ordinal> cols;
+      if (exchange_ == Exchange::Halo && reads_host_entries(pc->kernel)) {
+        cols.resize(b.nnz());
+        if (!cols.empty()) uploaded[p].col.download(cols.data());
+      }
+      const CsrPointers<S> piece{ptrs[p].data(),
+                                 exchange_ == Exchange::Halo ? cols.data() : host.col + b.nnz_begin,
+                                 host.val + b.nnz_begin, b.rows(), uploaded[p].n};
+      pc->a = std::make_shared<const DeviceCsr<S>>(std::move(uploaded[p]));
+      pc->spmv = make_device_spmv(pc->kernel, pc->a, piece);
+      if (exchange_ == Exchange::Merge) {
+        pc->partial = DeviceBuffer<S>(b.rows());
+        if (b.device != 0) {
+          DeviceGuard root(devs_[0]->device);
+          pc->recv = DeviceBuffer<S>(b.rows());
         }
       }
-      pieces_[p] = std::move(pc);
     }
+    pieces_[p] = std::move(pc);
   }
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
     KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // kernels' setup work is complete
   }
   timings_.assign(nd, DeviceTimings{});
+}
+
+// Halo: each device finds, on the GPU, the x entries its pieces read from other devices, numbers
+// them after its owned entries (by owner, then column) and renumbers its pieces' columns; each
+// owner gets the positions it sends. The devices work concurrently; halo_setup_ms_ is the host
+// time of the whole step.
+template <class S>
+void MultiDeviceSpmv<S>::setup_halo(const part::PartitionPlan& plan,
+                                    std::vector<DeviceCsr<S>>& uploaded) {
+  const auto start = Clock::now();
+  const auto ranges = part::halo_column_ranges(plan);
+  const int nd = ndevices();
+  std::vector<std::unique_ptr<HaloSetup>> setups;
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    setups.push_back(std::make_unique<HaloSetup>(ranges, d, nd, n_, dev.main.get()));
+    for (int p : dev.pieces) setups[d]->mark(uploaded[p].col.data(), uploaded[p].nnz);
+    setups[d]->number();
+  }
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    HaloSetup& h = *setups[d];
+    h.finish();
+    for (int p : dev.pieces) {
+      h.renumber(uploaded[p].col.data(), uploaded[p].nnz);
+      uploaded[p].n = h.owned() + h.received();
+    }
+    dev.halo = static_cast<std::size_t>(h.received());
+    dev.local_size = std::max<std::size_t>(h.owned() + dev.halo, dev.owned_rows.size());
+    for (int src = 0; src < nd; ++src) {
+      if (src == d || h.received_from(src) == 0) continue;
+      typename Dev::Send s;
+      s.dst = d;
+      s.offset = h.owned() + h.first_received(src);
+      s.count = h.received_from(src);
+      {
+        DeviceGuard owner(devs_[src]->device);
+        s.idx = DeviceBuffer<Ordinal>(s.count);
+        s.buf = DeviceBuffer<S>(s.count);
+      }
+      KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(s.idx.data(), devs_[src]->device, h.positions(src),
+                                           dev.device, s.idx.bytes(), dev.main.get()));
+      devs_[src]->sends.push_back(std::move(s));
+    }
+  }
+  for (int d = 0; d < nd; ++d) {  // the release of their buffers is part of the cost
+    DeviceGuard guard(devs_[d]->device);
+    devs_[d]->main.synchronize();
+    setups[d].reset();
+  }
+  halo_setup_ms_ = ms_since(start);
 }
 
 template <class S>

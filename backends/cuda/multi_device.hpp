@@ -129,7 +129,8 @@ class MultiDeviceSpmv {
   // The kernel of each block, in plan order (Auto resolved).
   std::vector<Kernel> block_kernels() const;
   const std::vector<DeviceTimings>& timings() const { return timings_; }
-  // Host milliseconds the constructor spent finding the x entries each device receives (Halo).
+  // Host milliseconds of the constructor's halo setup (Halo): finding on the devices the x
+  // entries each receives, the positions each owner sends, and the pieces' local columns.
   double halo_setup_ms() const { return halo_setup_ms_; }
   // Exchange::Auto: every candidate's time (empty for an explicit exchange).
   const std::vector<ExchangeTrial>& exchange_trials() const { return trials_; }
@@ -142,6 +143,8 @@ class MultiDeviceSpmv {
   void run(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y, bool exchange_y);
   void check_vector(const MultiVector<S>& v, const char* name) const;
   void collect_timings();
+  // Halo: the receive and send lists and the local columns of `uploaded` (plan order).
+  void setup_halo(const part::PartitionPlan& plan, std::vector<DeviceCsr<S>>& uploaded);
   // Median host milliseconds of kAutoExchangeTrials applies for `use` (Exchange::Auto).
   double time_apply(part::ExchangeUse use);
 
