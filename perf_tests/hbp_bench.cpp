@@ -1,13 +1,14 @@
 // HBP benchmark (paper 3, Sec. IV-B and IV-C).
-// Preprocessing: the HBP arrays built on the GPU from the uploaded CSR (hash sampling on the
-// host included), the paper's two baselines sort2D and DP2D built on the GPU the same way (the
+// Preprocessing: the HBP arrays built on the GPU from the uploaded CSR (the hash sampled there
+// too), the paper's two baselines sort2D and DP2D built on the GPU the same way (the
 // same-processor comparison), and the hash and both baselines on the host, one thread
 // (HBP-host, sort2D-host, DP2D-host). Every preprocessing time is the
-// wall-clock median of --prep-reps complete builds (allocation included). Host builds run on
-// matrices up to --host-max-nnz non-zeros and 2^28 table slots (DP2D is slow on huge ones);
-// the others say so.
-// The GPU arrays (HBP, sort2D, DP2D) are checked equal to the host's where both exist.
-// SpMV: HBP, CSR-Vector and cuSPARSE CSR_ALG1 on the same buffers, event-timed medians of
+// wall-clock median of --prep-reps complete builds (allocation included); for the GPU builds
+// also the median device time of the reordering step alone (the step where the three differ). Host
+// builds run on matrices up to --host-max-nnz non-zeros and 2^28 table slots (DP2D is slow on huge
+// ones); the others say so. The GPU arrays (HBP, sort2D, DP2D) are checked equal to the host's
+// where both exist. SpMV: HBP, CSR-Vector and cuSPARSE CSR_ALG1 on the same buffers, event-timed
+// medians of
 // --reps runs, checked against the host reference on a NaN-poisoned y; speedup over cuSPARSE.
 // Also the Fig. 6 warp-group standard deviation of row lengths before and after hashing.
 // Writes hbp_bench.csv and hbp_bench.json into --out, after every matrix.
@@ -102,6 +103,7 @@ struct Result {
   int hash_a = 0, hash_c = 0;
   double prep_gpu_ms = NAN, prep_host_hbp_ms = NAN, prep_sort2d_ms = NAN, prep_dp2d_ms = NAN;
   double prep_gpu_sort2d_ms = NAN, prep_gpu_dp2d_ms = NAN;
+  double reorder_gpu_ms = NAN, reorder_gpu_sort2d_ms = NAN, reorder_gpu_dp2d_ms = NAN;
   double std_before = NAN, std_hash = NAN, std_sort = NAN;
   bool identical = false, host_built = false;
   double cusparse_ms = NAN, csr_vector_ms = NAN, hbp_ms = NAN;
@@ -125,6 +127,21 @@ double wall_ms(int reps, bool warm_up, F build) {
   return median(ms);
 }
 
+// A GPU build timed by wall_ms, with the median device time of its reordering step.
+struct GpuBuildTimes {
+  double wall_ms, reorder_ms;
+};
+template <class S, class F>
+GpuBuildTimes time_gpu_build(int reps, F build) {
+  std::vector<double> reorder;
+  const double wall = wall_ms(reps, true, [&] {
+    const cuda::DeviceHbp<S> h = build();
+    reorder.push_back(h.reorder_ms);
+  });
+  reorder.erase(reorder.begin());  // the warm-up's
+  return {wall, median(reorder)};
+}
+
 template <class S>
 bool same_arrays(const HbpMatrix<S>& x, const HbpMatrix<S>& y) {
   return x.block_row == y.block_row && x.block_col == y.block_col &&
@@ -140,13 +157,12 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   const HbpParams p;
   const auto d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
 
-  // Preprocessing on the GPU: sampling (host) + Alg. 2 + placement + conversion (device).
-  r.prep_gpu_ms = wall_ms(args.prep_reps, true, [&] {
-    const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
-    cuda::build_hbp_device(*d, p, hash);
-  });
-  const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
-  const HbpMatrix<S> gpu = cuda::build_hbp_device(*d, p, hash).download();
+  // Preprocessing on the GPU: sampling + Alg. 2 + placement + conversion, all on the device.
+  const GpuBuildTimes hbp_times =
+      time_gpu_build<S>(args.prep_reps, [&] { return cuda::build_hbp_device(*d, p); });
+  r.prep_gpu_ms = hbp_times.wall_ms, r.reorder_gpu_ms = hbp_times.reorder_ms;
+  const HbpMatrix<S> gpu = cuda::build_hbp_device(*d, p).download();
+  const HbpHash hash = gpu.hash;
   r.blocks = gpu.blocks();
   r.slots = Offset(gpu.blocks()) * p.block_rows;
   r.hash_a = hash.shift, r.hash_c = hash.fine;
@@ -154,12 +170,16 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   r.std_before = balance.before, r.std_hash = balance.after;
   std::cerr << "  prep: GPU " << fmt(r.prep_gpu_ms) << " ms (" << r.blocks << " blocks, a "
             << hash.shift << ", c " << hash.fine << ")" << std::flush;
-  r.prep_gpu_sort2d_ms =
-      wall_ms(args.prep_reps, true, [&] { cuda::build_hbp_device(*d, p, hash, HbpReorder::Sort); });
-  r.prep_gpu_dp2d_ms =
-      wall_ms(args.prep_reps, true, [&] { cuda::build_hbp_device(*d, p, hash, HbpReorder::Dp); });
+  const GpuBuildTimes sort_times = time_gpu_build<S>(
+      args.prep_reps, [&] { return cuda::build_hbp_device(*d, p, hash, HbpReorder::Sort); });
+  const GpuBuildTimes dp_times = time_gpu_build<S>(
+      args.prep_reps, [&] { return cuda::build_hbp_device(*d, p, hash, HbpReorder::Dp); });
+  r.prep_gpu_sort2d_ms = sort_times.wall_ms, r.reorder_gpu_sort2d_ms = sort_times.reorder_ms;
+  r.prep_gpu_dp2d_ms = dp_times.wall_ms, r.reorder_gpu_dp2d_ms = dp_times.reorder_ms;
   std::cerr << ", GPU sort2D " << fmt(r.prep_gpu_sort2d_ms) << " ms, GPU DP2D "
-            << fmt(r.prep_gpu_dp2d_ms) << " ms" << std::flush;
+            << fmt(r.prep_gpu_dp2d_ms) << " ms; reordering step " << fmt(r.reorder_gpu_ms) << " / "
+            << fmt(r.reorder_gpu_sort2d_ms) << " / " << fmt(r.reorder_gpu_dp2d_ms) << " ms"
+            << std::flush;
 
   // Preprocessing on the host, one thread: the hash and the two baselines.
   if (a.nnz() <= args.host_max_nnz && r.slots <= kHostMaxSlots) {
@@ -230,13 +250,16 @@ double geomean(const std::vector<double>& v) {
 // on the GPU over the host baselines, and on the host over the host baselines.
 struct Summary {
   double gpu_sort2d_vs_gpu = NAN, gpu_dp2d_vs_gpu = NAN;
+  double reorder_sort2d_vs_hash = NAN, reorder_dp2d_vs_hash = NAN;
   double sort2d_vs_gpu = NAN, dp2d_vs_gpu = NAN, sort2d_vs_host = NAN, dp2d_vs_host = NAN;
   double hbp_vs_cusparse = NAN;
 };
 
 Summary summarize(const std::vector<Result>& results) {
-  std::vector<double> gs, gd, sg, dg, sh, dh, sp;
+  std::vector<double> gs, gd, rs, rd, sg, dg, sh, dh, sp;
   for (const auto& r : results) {
+    rs.push_back(r.reorder_gpu_sort2d_ms / r.reorder_gpu_ms);
+    rd.push_back(r.reorder_gpu_dp2d_ms / r.reorder_gpu_ms);
     gs.push_back(r.prep_gpu_sort2d_ms / r.prep_gpu_ms);
     gd.push_back(r.prep_gpu_dp2d_ms / r.prep_gpu_ms);
     sg.push_back(r.prep_sort2d_ms / r.prep_gpu_ms);
@@ -245,8 +268,8 @@ Summary summarize(const std::vector<Result>& results) {
     dh.push_back(r.prep_dp2d_ms / r.prep_host_hbp_ms);
     sp.push_back(r.speedup_vs_cusparse());
   }
-  return {geomean(gs), geomean(gd), geomean(sg), geomean(dg),
-          geomean(sh), geomean(dh), geomean(sp)};
+  return {geomean(gs), geomean(gd), geomean(rs), geomean(rd), geomean(sg),
+          geomean(dg), geomean(sh), geomean(dh), geomean(sp)};
 }
 
 void write_outputs(const Args& args, const std::vector<Result>& results) {
@@ -254,6 +277,7 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
   std::ofstream csv(fs::path(args.out) / "hbp_bench.csv");
   csv << "matrix,rows,cols,nnz,precision,blocks,table_slots,hash_a,hash_c,prep_gpu_ms,"
          "prep_gpu_sort2d_ms,prep_gpu_dp2d_ms,gpu_sort2d_over_gpu,gpu_dp2d_over_gpu,"
+         "reorder_gpu_ms,reorder_gpu_sort2d_ms,reorder_gpu_dp2d_ms,"
          "prep_host_hbp_ms,prep_sort2d_ms,prep_dp2d_ms,sort2d_over_gpu,dp2d_over_gpu,"
          "sort2d_over_host_hbp,dp2d_over_host_hbp,gpu_equals_host,std_before,std_after_hash,"
          "std_after_sort,cusparse_ms,csr_vector_ms,hbp_ms,hbp_speedup_vs_cusparse,"
@@ -265,11 +289,12 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
         << ',' << r.blocks << ',' << r.slots << ',' << r.hash_a << ',' << r.hash_c << ','
         << fmt(r.prep_gpu_ms) << ',' << fmt(r.prep_gpu_sort2d_ms) << ',' << fmt(r.prep_gpu_dp2d_ms)
         << ',' << fmt(r.prep_gpu_sort2d_ms / r.prep_gpu_ms) << ','
-        << fmt(r.prep_gpu_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_host_hbp_ms) << ','
-        << fmt(r.prep_sort2d_ms) << ',' << fmt(r.prep_dp2d_ms) << ','
-        << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_dp2d_ms / r.prep_gpu_ms)
-        << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms) << ','
-        << fmt(r.prep_dp2d_ms / r.prep_host_hbp_ms) << ','
+        << fmt(r.prep_gpu_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.reorder_gpu_ms) << ','
+        << fmt(r.reorder_gpu_sort2d_ms) << ',' << fmt(r.reorder_gpu_dp2d_ms) << ','
+        << fmt(r.prep_host_hbp_ms) << ',' << fmt(r.prep_sort2d_ms) << ',' << fmt(r.prep_dp2d_ms)
+        << ',' << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ','
+        << fmt(r.prep_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms)
+        << ',' << fmt(r.prep_dp2d_ms / r.prep_host_hbp_ms) << ','
         << (r.host_built ? (r.identical ? "1" : "0") : "") << ',' << fmt(r.std_before) << ','
         << fmt(r.std_hash) << ',' << fmt(r.std_sort) << ',' << fmt(r.cusparse_ms) << ','
         << fmt(r.csr_vector_ms) << ',' << fmt(r.hbp_ms) << ',' << fmt(r.speedup_vs_cusparse())
@@ -288,6 +313,8 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
     << std::thread::hardware_concurrency()
     << ",\"geomean\":{\"gpu_sort2d_over_gpu\":" << json_num(s.gpu_sort2d_vs_gpu)
     << ",\"gpu_dp2d_over_gpu\":" << json_num(s.gpu_dp2d_vs_gpu)
+    << ",\"reorder_sort2d_over_hash\":" << json_num(s.reorder_sort2d_vs_hash)
+    << ",\"reorder_dp2d_over_hash\":" << json_num(s.reorder_dp2d_vs_hash)
     << ",\"sort2d_over_gpu\":" << json_num(s.sort2d_vs_gpu)
     << ",\"dp2d_over_gpu\":" << json_num(s.dp2d_vs_gpu)
     << ",\"sort2d_over_host_hbp\":" << json_num(s.sort2d_vs_host)
@@ -301,6 +328,9 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
       << ",\"hash_c\":" << r.hash_c << ",\"prep_gpu_ms\":" << json_num(r.prep_gpu_ms)
       << ",\"prep_gpu_sort2d_ms\":" << json_num(r.prep_gpu_sort2d_ms)
       << ",\"prep_gpu_dp2d_ms\":" << json_num(r.prep_gpu_dp2d_ms)
+      << ",\"reorder_gpu_ms\":" << json_num(r.reorder_gpu_ms)
+      << ",\"reorder_gpu_sort2d_ms\":" << json_num(r.reorder_gpu_sort2d_ms)
+      << ",\"reorder_gpu_dp2d_ms\":" << json_num(r.reorder_gpu_dp2d_ms)
       << ",\"prep_host_hbp_ms\":" << json_num(r.prep_host_hbp_ms)
       << ",\"prep_sort2d_ms\":" << json_num(r.prep_sort2d_ms)
       << ",\"prep_dp2d_ms\":" << json_num(r.prep_dp2d_ms)
@@ -366,11 +396,12 @@ int run(int argc, char** argv) {
   std::printf(
       "geomean preprocessing speedup of HBP-GPU over GPU sort2D / DP2D (same processor): %.2fx, "
       "%.2fx (paper: 3.53x, 3.67x)\n"
+      "  reordering step alone (GPU, device time), sort2D / DP2D over the hash: %.2fx, %.2fx\n"
       "  over host sort2D / DP2D (1 thread): %.2fx, %.2fx; HBP-host over host sort2D / DP2D: "
       "%.2fx, %.2fx\n"
       "geomean HBP speedup over cuSPARSE: %.2fx\n",
-      s.gpu_sort2d_vs_gpu, s.gpu_dp2d_vs_gpu, s.sort2d_vs_gpu, s.dp2d_vs_gpu, s.sort2d_vs_host,
-      s.dp2d_vs_host, s.hbp_vs_cusparse);
+      s.gpu_sort2d_vs_gpu, s.gpu_dp2d_vs_gpu, s.reorder_sort2d_vs_hash, s.reorder_dp2d_vs_hash,
+      s.sort2d_vs_gpu, s.dp2d_vs_gpu, s.sort2d_vs_host, s.dp2d_vs_host, s.hbp_vs_cusparse);
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
   std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
   return ok ? 0 : 1;

@@ -79,6 +79,26 @@ TYPED_TEST(CudaHbp, GpuPreprocessingEqualsHostPreprocessing) {
 #endif
 }
 
+// Without a hash, build_hbp_device samples it on the device: the host's hash, so the same arrays.
+TYPED_TEST(CudaHbp, GpuSampledHashEqualsHostSampledHash) {
+#ifdef KSPMV_HAVE_CUDA
+  using S = TypeParam;
+  for (const auto& [name, a] : hbp::matrices<S>()) {
+    const auto host = pointers(a);
+    const auto d = cuda::DeviceCsr<S>::upload(host);
+    for (const auto& p : hbp::params()) {
+      SCOPED_TRACE(name + ", " + hbp::describe(p));
+      const HbpHash want = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
+      const auto got = cuda::build_hbp_device(d, p);
+      EXPECT_EQ(got.hash.shift, want.shift);
+      EXPECT_EQ(got.hash.fine, want.fine);
+      EXPECT_EQ(got.hash.spread, want.spread);
+      EXPECT_EQ(got.download().output_hash, build_hbp(host, p, want).output_hash);
+    }
+  }
+#endif
+}
+
 // The paper's sort2D and DP2D baselines built on the GPU (hbp_bench's same-processor comparison).
 TYPED_TEST(CudaHbp, GpuBaselinesEqualHostBaselines) {
 #ifdef KSPMV_HAVE_CUDA

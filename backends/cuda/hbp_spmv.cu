@@ -1,7 +1,8 @@
 // HBP (paper 3) on the GPU.
 // Preprocessing, from the uploaded CSR: the non-empty blocks (a flag per block, two scans for
-// the schedule and the combine order), Alg. 2 (a thread per row counts its non-zeros in every
-// block), the hash placement (a thread block per matrix block: hash histogram, scan, ties
+// the schedule and the combine order; the hash sampling in the same pass), Alg. 2 (a thread per
+// row, a warp per row of more than 32 entries, counts its non-zeros in every block), the hash
+// placement (a thread block per matrix block: hash histogram, scan, ties
 // broken by row in warp order, so that the result equals the host's counting placement), a scan
 // of the warp groups' sizes, then the conversion (a warp per group writes its column-major
 // elements and add_sign).
@@ -52,17 +53,62 @@ __device__ void for_each_run(const DeviceOffset* row_ptr, const Ordinal* col, Or
   }
 }
 
-// Flags of the non-empty blocks, in block-column-major (cm) and block-row-major (rm) order.
+// for_each_run over row i by the whole warp (every lane calls it with the same i), 32 entries
+// at a time: a run's first entry is found by ballot, carried across chunks, and f is called by
+// the run's last lane.
+template <class F>
+__device__ void for_each_run_warp(const DeviceOffset* row_ptr, const Ordinal* col, Ordinal i,
+                                  Ordinal block_cols, F f) {
+  const int lane = threadIdx.x & 31;
+  const DeviceOffset end = row_ptr[i + 1];
+  Ordinal carry_bn = -1;  // block column of the entry before the chunk (none at the row start)
+  DeviceOffset carry_first = 0;
+  for (DeviceOffset base = row_ptr[i]; base < end; base += 32) {
+    const DeviceOffset k = base + lane;
+    const Ordinal bn = k < end ? col[k] / block_cols : -1;
+    Ordinal prev = __shfl_up_sync(kFull, bn, 1);
+    if (lane == 0) prev = carry_bn;
+    const unsigned starts = __ballot_sync(kFull, k < end && bn != prev) & (kFull >> (31 - lane));
+    const DeviceOffset first = starts ? base + (31 - __clz(starts)) : carry_first;
+    Ordinal next = __shfl_down_sync(kFull, bn, 1);
+    if (lane == 31) next = k + 1 < end ? col[k + 1] / block_cols : -1;
+    if (k < end && next != bn) f(bn, first, static_cast<int>(k - first + 1));
+    carry_bn = __shfl_sync(kFull, bn, 31);
+    carry_first = __shfl_sync(kFull, first, 31);
+  }
+}
+
+// Calls f(row, block_col, first, count) for each run of every row: a thread per row, and the
+// whole warp for its rows of more than 32 entries (a thread alone would walk a 10^5-entry row
+// serially). Whole warps enter (blockDim.x is a multiple of 32).
+template <class F>
+__device__ void for_each_row_run(const DeviceOffset* row_ptr, const Ordinal* col, Ordinal m,
+                                 Ordinal block_cols, F f) {
+  const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const Ordinal i = t < m ? static_cast<Ordinal>(t) : 0;
+  const bool long_row = t < m && row_ptr[i + 1] - row_ptr[i] > 32;
+  if (t < m && !long_row)
+    for_each_run(row_ptr, col, i, block_cols,
+                 [&](Ordinal bn, DeviceOffset k, int c) { f(i, bn, k, c); });
+  for (unsigned longs = __ballot_sync(kFull, long_row); longs != 0; longs &= longs - 1) {
+    const Ordinal r = __shfl_sync(kFull, i, __ffs(longs) - 1);
+    for_each_run_warp(row_ptr, col, r, block_cols,
+                      [&](Ordinal bn, DeviceOffset k, int c) { f(r, bn, k, c); });
+  }
+}
+
+// Flags of the non-empty blocks, in block-column-major (cm) and block-row-major (rm) order;
+// with `shifts`, the hash sampling's histogram over the rows 0, step, 2 * step, ...
 __global__ void hbp_mark_kernel(const DeviceOffset* __restrict__ row_ptr,
                                 const Ordinal* __restrict__ col, Ordinal m, Ordinal R, Ordinal C,
-                                Ordinal N, Ordinal M, Ordinal* __restrict__ flag_cm,
-                                Ordinal* __restrict__ flag_rm) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= m) return;
-  const Ordinal bm = static_cast<Ordinal>(i / N);
-  for_each_run(row_ptr, col, static_cast<Ordinal>(i), M, [&](Ordinal bn, DeviceOffset, int) {
+                                Ordinal N, Ordinal M, Ordinal step, Ordinal* __restrict__ flag_cm,
+                                Ordinal* __restrict__ flag_rm,
+                                unsigned long long* __restrict__ shifts) {
+  for_each_row_run(row_ptr, col, m, M, [&](Ordinal i, Ordinal bn, DeviceOffset, int c) {
+    const Ordinal bm = i / N;
     flag_cm[static_cast<long long>(bn) * R + bm] = 1;
     flag_rm[static_cast<long long>(bm) * C + bn] = 1;
+    if (shifts && i % step == 0) atomicAdd(&shifts[hbp_shift_needed(c)], 1ull);
   });
 }
 
@@ -90,10 +136,8 @@ __global__ void hbp_count_kernel(const DeviceOffset* __restrict__ row_ptr,
                                  const Ordinal* __restrict__ col, Ordinal m, Ordinal R, Ordinal N,
                                  Ordinal M, const Ordinal* __restrict__ id_cm,
                                  int* __restrict__ count, DeviceOffset* __restrict__ first) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= m) return;
-  const Ordinal bm = static_cast<Ordinal>(i / N);
-  for_each_run(row_ptr, col, static_cast<Ordinal>(i), M, [&](Ordinal bn, DeviceOffset k, int c) {
+  for_each_row_run(row_ptr, col, m, M, [&](Ordinal i, Ordinal bn, DeviceOffset k, int c) {
+    const Ordinal bm = i / N;
     const long long slot =
         static_cast<long long>(id_cm[static_cast<long long>(bn) * R + bm]) * N + (i - bm * N);
     count[slot] = c;
@@ -465,9 +509,12 @@ std::size_t DeviceHbp<Scalar>::bytes() const {
          zero_row.bytes();
 }
 
+namespace {
+
+// build_hbp_device with the given hash, or (null) the hash sampled in the mark pass.
 template <class Scalar>
-DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
-                                   const HbpHash& hash, HbpReorder reorder) {
+DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
+                                  const HbpHash* given, HbpReorder reorder) {
   check_hbp_params(p);
   const Ordinal N = p.block_rows, M = p.block_cols, m = a.m;
   const Ordinal R = (m + N - 1) / N;
@@ -477,15 +524,18 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
     throw UnsupportedError("hbp: a grid of " + std::to_string(dense) +
                            " blocks does not fit 32-bit block indices");
   DeviceHbp<Scalar> h;
-  h.nrows = m, h.ncols = a.n, h.params = p, h.hash = hash;
+  h.nrows = m, h.ncols = a.n, h.params = p;
 
   // Non-empty blocks: flags, then exclusive sums give their ids in both orders.
   DeviceBuffer<Ordinal> id_cm(dense + 1), id_rm(dense + 1);
   KSPMV_CUDA_CHECK(cudaMemset(id_cm.data(), 0, id_cm.bytes()));
   KSPMV_CUDA_CHECK(cudaMemset(id_rm.data(), 0, id_rm.bytes()));
+  DeviceBuffer<unsigned long long> shifts(given ? 0 : kHbpMaxShift + 1);
+  if (!given) KSPMV_CUDA_CHECK(cudaMemset(shifts.data(), 0, shifts.bytes()));
   if (m > 0) {
     hbp_mark_kernel<<<grid_for(m), kBlock>>>(a.row_ptr.data(), a.col.data(), m, R, C, N, M,
-                                             id_cm.data(), id_rm.data());
+                                             hbp_sample_step(m), id_cm.data(), id_rm.data(),
+                                             shifts.data());
     check_launch("hbp_mark_kernel");
   }
   exclusive_sum(id_cm.data(), dense + 1);
@@ -493,6 +543,13 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
   Ordinal blocks = 0;
   KSPMV_CUDA_CHECK(
       cudaMemcpy(&blocks, id_cm.data() + dense, sizeof(Ordinal), cudaMemcpyDeviceToHost));
+  if (given) {
+    h.hash = *given;
+  } else {
+    const std::vector<unsigned long long> sampled = to_host(shifts);
+    const std::vector<Offset> histogram(sampled.begin(), sampled.end());
+    h.hash = hbp_hash_from_shifts(histogram.data(), p);
+  }
   if (static_cast<long long>(blocks) * N > std::numeric_limits<Ordinal>::max())
     throw UnsupportedError("hbp: " + std::to_string(blocks) + " blocks of " + std::to_string(N) +
                            " rows do not fit 32-bit table indices");
@@ -524,8 +581,10 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
   h.zero_row = DeviceBuffer<std::int8_t>(slots);
   h.begin_nnz = DeviceBuffer<DeviceOffset>(groups + 1);
   KSPMV_CUDA_CHECK(cudaMemset(h.begin_nnz.data(), 0, h.begin_nnz.bytes()));
+  const Event reorder_start, reorder_end;
+  reorder_start.record(nullptr);
   if (blocks > 0 && reorder == HbpReorder::Hash) {
-    hbp_place_kernel<<<blocks, N, 2 * N * sizeof(int)>>>(count.data(), hash, h.output_hash.data(),
+    hbp_place_kernel<<<blocks, N, 2 * N * sizeof(int)>>>(count.data(), h.hash, h.output_hash.data(),
                                                          h.zero_row.data(), h.begin_nnz.data());
     check_launch("hbp_place_kernel");
   } else if (blocks > 0) {
@@ -535,8 +594,10 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
                                                     h.output_hash.data(), h.zero_row.data(),
                                                     h.begin_nnz.data(), padded.data());
     check_launch("hbp_sort_place_kernel");
+    reorder_end.record(nullptr);
     if (reorder == HbpReorder::Dp) h.dp_padded_nnz = static_cast<Offset>(to_host(padded)[0]);
   }
+  if (reorder == HbpReorder::Hash || blocks == 0) reorder_end.record(nullptr);
   exclusive_sum(h.begin_nnz.data(), groups + 1);
 
   // The conversion.
@@ -551,15 +612,30 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
     check_launch("hbp_fill_kernel");
   }
   KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+  h.reorder_ms = reorder_end.elapsed_since(reorder_start);
   return h;
+}
+
+}  // namespace
+
+template <class Scalar>
+DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
+                                   const HbpHash& hash, HbpReorder reorder) {
+  return build_on_device(a, p, &hash, reorder);
+}
+
+template <class Scalar>
+DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
+                                   HbpReorder reorder) {
+  return build_on_device(a, p, nullptr, reorder);
 }
 
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host, const HbpParams& p) {
-  const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
   if (a && hbp_rows_sorted(host.row_ptr, host.col, host.m))
-    return std::make_unique<HbpSpmv<Scalar>>(build_hbp_device(*a, p, hash));
+    return std::make_unique<HbpSpmv<Scalar>>(build_hbp_device(*a, p));
+  const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
   return std::make_unique<HbpSpmv<Scalar>>(DeviceHbp<Scalar>::upload(build_hbp(host, p, hash)));
 }
 
@@ -578,6 +654,8 @@ template DeviceHbp<float> build_hbp_device(const DeviceCsr<float>&, const HbpPar
                                            const HbpHash&, HbpReorder);
 template DeviceHbp<double> build_hbp_device(const DeviceCsr<double>&, const HbpParams&,
                                             const HbpHash&, HbpReorder);
+template DeviceHbp<float> build_hbp_device(const DeviceCsr<float>&, const HbpParams&, HbpReorder);
+template DeviceHbp<double> build_hbp_device(const DeviceCsr<double>&, const HbpParams&, HbpReorder);
 template std::unique_ptr<DeviceSpmv<float>> make_hbp(std::shared_ptr<const DeviceCsr<float>>,
                                                      const CsrPointers<float>&, const HbpParams&);
 template std::unique_ptr<DeviceSpmv<double>> make_hbp(std::shared_ptr<const DeviceCsr<double>>,

@@ -23,6 +23,7 @@ struct DeviceHbp {
   DeviceBuffer<Scalar> data;
   DeviceBuffer<std::int8_t> add_sign, zero_row;
   Offset dp_padded_nnz = 0;  // HbpReorder::Dp only, as in HbpMatrix
+  float reorder_ms = 0;      // build_hbp_device: device time of the reordering step alone
 
   // Throws UnsupportedError when nnz >= 2^31.
   static DeviceHbp upload(const HbpMatrix<Scalar>& h);
@@ -33,16 +34,20 @@ struct DeviceHbp {
 // GPU preprocessing of `a` (rows with non-decreasing columns, see hbp_rows_sorted): the same
 // arrays as build_hbp(host copy, p, hash, reorder); Sort and Dp are the paper's sort2D and DP2D
 // baselines on the GPU (CUB block radix sort; DP2D's dynamic programming a warp per block).
-// Synchronous. Throws UnsupportedError when the block grid or the table does not fit 32-bit
-// indices.
+// Without `hash`, the hash is sampled on the device during Alg. 2's first pass, equal to
+// hbp_sample_hash of the same matrix. Synchronous. Throws UnsupportedError when the block grid
+// or the table does not fit 32-bit indices.
 template <class Scalar>
 DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
                                    const HbpHash& hash, HbpReorder reorder = HbpReorder::Hash);
+template <class Scalar>
+DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
+                                   HbpReorder reorder = HbpReorder::Hash);
 
 // The HBP kernel of `host`: preprocessed on the GPU from `a` (the same matrix uploaded) when its
-// rows are sorted and `a` is given, else on the host and uploaded. The hash is sampled from
-// `host`. A lane sums its row of a block (up to block_cols terms) in double, float included. run()
-// uses work buffers of the object: one run at a time per object.
+// rows are sorted and `a` is given (the hash sampled there too), else on the host and uploaded. A
+// lane sums its row of a block (up to block_cols terms) in double, float included. run() uses work
+// buffers of the object: one run at a time per object.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host,

@@ -80,33 +80,38 @@ void check_hbp_params(const HbpParams& p) {
     throw InvalidArgument("hbp: fixed_fraction must be in [0, 1]");
 }
 
+Ordinal hbp_sample_step(Ordinal m) {
+  return std::max<Ordinal>(1, m / kSampleRows);
+}
+
 HbpHash hbp_sample_hash(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
                         const HbpParams& p) {
   check_hbp_params(p);
-  HbpHash h;
-  h.spread = p.block_rows / 9;
-  // Non-zero counts of the sampled rows in each block they touch (any column order).
-  std::vector<int> counts;
+  Offset histogram[kHbpMaxShift + 1] = {};
+  const auto add = [&](Ordinal, Offset, int count) { ++histogram[hbp_shift_needed(count)]; };
   std::vector<Ordinal> bns;
-  const Ordinal step = std::max<Ordinal>(1, m / kSampleRows);
-  for (Ordinal i = 0; i < m && n > 0; i += step) {
+  for (Ordinal i = 0; i < m && n > 0; i += hbp_sample_step(m)) {
     const Offset begin = row_ptr[i], end = row_ptr[i + 1];
     if (std::is_sorted(col + begin, col + end)) {  // the usual case: one division per block
-      for_each_run(col, begin, end, p.block_cols,
-                   [&](Ordinal, Offset, int count) { counts.push_back(count); });
+      for_each_run(col, begin, end, p.block_cols, add);
       continue;
     }
     bns.clear();
     for (Offset k = begin; k < end; ++k) bns.push_back(col[k] / p.block_cols);
     std::sort(bns.begin(), bns.end());
-    for_each_run(bns.data(), 0, static_cast<Offset>(bns.size()), 1,
-                 [&](Ordinal, Offset, int count) { counts.push_back(count); });
+    for_each_run(bns.data(), 0, static_cast<Offset>(bns.size()), 1, add);
   }
-  const std::size_t need = (counts.size() * 9 + 9) / 10;  // >= 90%
-  while (h.shift < 16 &&
-         static_cast<std::size_t>(std::count_if(counts.begin(), counts.end(),
-                                                [&](int c) { return (c >> h.shift) <= 8; })) < need)
-    ++h.shift;
+  return hbp_hash_from_shifts(histogram, p);
+}
+
+HbpHash hbp_hash_from_shifts(const Offset* histogram, const HbpParams& p) {
+  HbpHash h;
+  h.spread = p.block_rows / 9;
+  Offset total = 0;
+  for (int a = 0; a <= kHbpMaxShift; ++a) total += histogram[a];
+  const Offset need = (total * 9 + 9) / 10;  // >= 90%
+  for (Offset covered = histogram[0]; h.shift < kHbpMaxShift && covered < need;)
+    covered += histogram[++h.shift];
   h.fine = std::min(1 << h.shift, h.spread);
   return h;
 }

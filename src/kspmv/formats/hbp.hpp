@@ -44,6 +44,18 @@ constexpr int hbp_hash(const HbpHash& h, int nnz) {
 // 2^a <= b). Columns of a row may be unsorted.
 HbpHash hbp_sample_hash(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
                         const HbpParams& p);
+// The pieces of that sampling, shared with the GPU's (which samples inside its Alg. 2 pass):
+// the sampled rows are 0, step, 2 * step, ... with step = hbp_sample_step(m); each non-empty
+// block row of theirs adds one to bin hbp_shift_needed(count) of a histogram of
+// kHbpMaxShift + 1 bins, from which hbp_hash_from_shifts takes a and c.
+constexpr int kHbpMaxShift = 16;
+Ordinal hbp_sample_step(Ordinal m);
+constexpr int hbp_shift_needed(int count) {  // the smallest a <= 16 with (count >> a) <= 8
+  int a = 0;
+  while (a < kHbpMaxShift && (count >> a) > 8) ++a;
+  return a;
+}
+HbpHash hbp_hash_from_shifts(const Offset* histogram, const HbpParams& p);
 
 // True when the columns of every row are non-decreasing (what the GPU preprocessing needs).
 bool hbp_rows_sorted(const Offset* row_ptr, const Ordinal* col, Ordinal m);
