@@ -581,6 +581,8 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
   h.zero_row = DeviceBuffer<std::int8_t>(slots);
   h.begin_nnz = DeviceBuffer<DeviceOffset>(groups + 1);
   KSPMV_CUDA_CHECK(cudaMemset(h.begin_nnz.data(), 0, h.begin_nnz.bytes()));
+  DeviceBuffer<unsigned long long> padded(reorder == HbpReorder::Dp ? 1 : 0);
+  if (reorder == HbpReorder::Dp) KSPMV_CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
   const Event reorder_start, reorder_end;
   reorder_start.record(nullptr);
   if (blocks > 0 && reorder == HbpReorder::Hash) {
@@ -588,16 +590,13 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
                                                          h.zero_row.data(), h.begin_nnz.data());
     check_launch("hbp_place_kernel");
   } else if (blocks > 0) {
-    DeviceBuffer<unsigned long long> padded(1);
-    KSPMV_CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
     hbp_sort_place_kernel<<<blocks, kSortThreads>>>(count.data(), N, reorder == HbpReorder::Dp,
                                                     h.output_hash.data(), h.zero_row.data(),
                                                     h.begin_nnz.data(), padded.data());
     check_launch("hbp_sort_place_kernel");
-    reorder_end.record(nullptr);
-    if (reorder == HbpReorder::Dp) h.dp_padded_nnz = static_cast<Offset>(to_host(padded)[0]);
   }
-  if (reorder == HbpReorder::Hash || blocks == 0) reorder_end.record(nullptr);
+  reorder_end.record(nullptr);
+  if (reorder == HbpReorder::Dp) h.dp_padded_nnz = static_cast<Offset>(to_host(padded)[0]);
   exclusive_sum(h.begin_nnz.data(), groups + 1);
 
   // The conversion.

@@ -169,7 +169,6 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
   // Local layout. AllGather / Merge: x and y replicated, a piece writes y[row_begin..]. Halo
   // (as MultiDeviceHost::setup_halo): a device's y = its rows in increasing order; x entry j
   // belongs to the owner of row j*m/n; its x = owned entries, then received ones by owner.
-  std::vector<int> row_owner(exchange_ == Exchange::Halo ? m : 0, 0);
   for (std::size_t i = 0; i < plan.blocks.size(); ++i)
     devs_[plan.blocks[i].device]->pieces.push_back(i);
   std::vector<Ordinal> y_offset(plan.blocks.size(), 0);
@@ -183,7 +182,6 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
       if (exchange_ == Exchange::Halo) {
         y_offset[p] = offset;
         offset += b.rows();
-        for (Ordinal r = b.row_begin; r < b.row_end; ++r) row_owner[r] = &dev - devs_.data();
       } else {
         y_offset[p] = b.row_begin;
       }
@@ -195,11 +193,10 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
     });
     dev->local_size = std::max(m, n);
   }
-  const auto x_owner = [&](Ordinal j) {
-    return row_owner[static_cast<Ordinal>(static_cast<Offset>(j) * m / n)];
-  };
-  if (exchange_ == Exchange::Halo && m > 0)
-    for (Ordinal j = 0; j < n; ++j) devs_[x_owner(j)]->owned_cols.push_back(j);
+  const auto ranges = exchange_ == Exchange::Halo ? part::halo_column_ranges(plan)
+                                                  : std::vector<part::ColumnRange>{};
+  for (const auto& c : ranges)
+    for (Ordinal j = c.begin; j < c.end; ++j) devs_[c.owner]->owned_cols.push_back(j);
 
   // One local CSR piece per block (MSREP Alg. 2: local row_ptr = row_ptr - start_idx); Halo
   // pieces arrive with global columns, which the halo setup renumbers on their devices.
@@ -215,7 +212,7 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
     uploaded[p] = DeviceCsr<S>::upload(
         {ptrs[p].data(), host.col + b.nnz_begin, host.val + b.nnz_begin, b.rows(), n});
   }
-  if (exchange_ == Exchange::Halo && m > 0 && n > 0) setup_halo(plan, uploaded);
+  if (!ranges.empty()) setup_halo(ranges, uploaded);  // Halo with m, n > 0
 
   pieces_.resize(plan.blocks.size());
   for (std::size_t p = 0; p < plan.blocks.size(); ++p) {
@@ -262,10 +259,9 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
 // owner gets the positions it sends. The devices work concurrently; halo_setup_ms_ is the host
 // time of the whole step.
 template <class S>
-void MultiDeviceSpmv<S>::setup_halo(const part::PartitionPlan& plan,
+void MultiDeviceSpmv<S>::setup_halo(const std::vector<part::ColumnRange>& ranges,
                                     std::vector<DeviceCsr<S>>& uploaded) {
   const auto start = Clock::now();
-  const auto ranges = part::halo_column_ranges(plan);
   const int nd = ndevices();
   std::vector<std::unique_ptr<HaloSetup>> setups;
   for (int d = 0; d < nd; ++d) {

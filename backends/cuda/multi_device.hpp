@@ -143,8 +143,10 @@ class MultiDeviceSpmv {
   void run(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y, bool exchange_y);
   void check_vector(const MultiVector<S>& v, const char* name) const;
   void collect_timings();
-  // Halo: the receive and send lists and the local columns of `uploaded` (plan order).
-  void setup_halo(const part::PartitionPlan& plan, std::vector<DeviceCsr<S>>& uploaded);
+  // Halo: the receive and send lists and the local columns of `uploaded` (plan order), from
+  // the plan's part::halo_column_ranges.
+  void setup_halo(const std::vector<part::ColumnRange>& ranges,
+                  std::vector<DeviceCsr<S>>& uploaded);
   // Median host milliseconds of kAutoExchangeTrials applies for `use` (Exchange::Auto).
   double time_apply(part::ExchangeUse use);
 

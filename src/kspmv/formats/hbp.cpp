@@ -90,7 +90,8 @@ HbpHash hbp_sample_hash(const Offset* row_ptr, const Ordinal* col, Ordinal m, Or
   Offset histogram[kHbpMaxShift + 1] = {};
   const auto add = [&](Ordinal, Offset, int count) { ++histogram[hbp_shift_needed(count)]; };
   std::vector<Ordinal> bns;
-  for (Ordinal i = 0; i < m && n > 0; i += hbp_sample_step(m)) {
+  const Ordinal step = hbp_sample_step(m);
+  for (Ordinal i = 0; i < m && n > 0; i += step) {
     const Offset begin = row_ptr[i], end = row_ptr[i + 1];
     if (std::is_sorted(col + begin, col + end)) {  // the usual case: one division per block
       for_each_run(col, begin, end, p.block_cols, add);
