@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "kspmv/core/error.hpp"
 
@@ -270,6 +271,24 @@ PartitionPlan partition_pcsc(const Offset* col_ptr, Ordinal m, Ordinal n, int nd
     p.blocks.push_back(b);
   }
   return p;
+}
+
+void check_plan(const PartitionPlan& p, const Offset* ptr, Ordinal m, Ordinal n, Offset nnz,
+                const char* who) {
+  if (p.nrows != m || p.ncols != n || p.nnz != nnz || p.ndevices < 1)
+    throw InvalidArgument(std::string(who) + ": the partition plan was made for another matrix");
+  const bool by_cols = p.scheme == Scheme::PCSC;
+  const Ordinal lines = by_cols ? n : m;
+  for (const auto& b : p.blocks) {
+    const Ordinal l0 = by_cols ? b.col_begin : b.row_begin, l1 = by_cols ? b.col_end : b.row_end;
+    const bool ok = b.device >= 0 && b.device < p.ndevices && 0 <= b.row_begin &&
+                    b.row_begin <= b.row_end && b.row_end <= m && 0 <= b.col_begin &&
+                    b.col_begin <= b.col_end && b.col_end <= n && 0 <= l0 && l0 <= l1 &&
+                    l1 <= lines && 0 <= b.nnz_begin && b.nnz_begin <= b.nnz_end &&
+                    b.nnz_end <= nnz && ptr[l0] <= b.nnz_begin && b.nnz_end <= ptr[l1] &&
+                    b.stream_slot >= 0 && b.stream_slot < kMaxStreamSlots;
+    if (!ok) throw InvalidArgument(std::string(who) + ": a partition block is out of bounds");
+  }
 }
 
 }  // namespace kspmv::part

@@ -51,6 +51,9 @@ struct Block {
   Offset nnz() const { return nnz_end - nnz_begin; }
 };
 
+// Stream slots an executor drives per device (Block::stream_slot < kMaxStreamSlots).
+inline constexpr int kMaxStreamSlots = 16;
+
 struct PartitionPlan {
   Scheme scheme = Scheme::NZ;
   Ordinal nrows = 0, ncols = 0;
@@ -91,6 +94,12 @@ PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const Parti
 
 // MSREP pCSC (Alg. 4): col_ptr has n + 1 entries; the nnz ranges refer to CSC order.
 PartitionPlan partition_pcsc(const Offset* col_ptr, Ordinal m, Ordinal n, int ndevices);
+
+// Throws InvalidArgument, naming `who`, unless `p` was made for an m x n matrix of nnz non-zeros
+// and every block lies inside it: its lines (rows; pCSC: columns, `ptr` then being the column
+// pointer) hold its non-zero range and its stream slot is one the executors drive.
+void check_plan(const PartitionPlan& p, const Offset* ptr, Ordinal m, Ordinal n, Offset nnz,
+                const char* who);
 
 // Boundaries b_0 = r0 <= b_1 <= ... <= b_parts = r1 of `parts` contiguous row blocks of [r0, r1)
 // with ~equal non-zeros: b_k is the row boundary whose row_ptr is nearest to the k-th target

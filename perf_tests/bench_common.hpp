@@ -26,21 +26,19 @@
 
 #include "backends/cuda/memory.hpp"
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/timer.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "tools/args.hpp"
 
 namespace kspmv::bench {
 
-using Clock = std::chrono::steady_clock;
+using tools::split;
 
 inline double median(std::vector<double> v) {
   if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-inline double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
 // Median milliseconds of each body over `reps` rounds that time every body once, in turn,
@@ -100,14 +98,6 @@ inline std::string csv_cell(std::string s) {
   std::replace(s.begin(), s.end(), ',', ';');
   std::replace(s.begin(), s.end(), '\n', ' ');
   return s;
-}
-
-inline std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string p; std::getline(in, p, sep);)
-    if (!p.empty()) parts.push_back(p);
-  return parts;
 }
 
 // The name of CUDA device `device` and the current UTC time (ISO 8601): the "device" and "date"

@@ -20,11 +20,11 @@
 #include "backends/cuda/cg_multi.hpp"
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/multi_device.hpp"
-#include "backends/host/reference.hpp"
 #include "bench_common.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "partitioners/partition_plan.hpp"
+#include "testing/reference.hpp"
 
 namespace {
 

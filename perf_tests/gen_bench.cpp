@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "kspmv/analysis/row_stats.hpp"
+#include "kspmv/analysis/analyze.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
 

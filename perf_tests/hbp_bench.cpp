@@ -31,8 +31,8 @@
 
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
-#include "backends/host/reference.hpp"
 #include "bench_common.hpp"
+#include "testing/reference.hpp"
 
 namespace {
 

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/reference.hpp"
 #include "backends/host/spmv.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
+#include "testing/reference.hpp"
 
 namespace {
 

@@ -30,11 +30,11 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_device.hpp"
-#include "backends/host/reference.hpp"
 #include "bench_common.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "partitioners/partition_plan.hpp"
+#include "testing/reference.hpp"
 
 namespace {
 

@@ -89,7 +89,7 @@ if want build; then
   run cmake --build "$BUILD" -j "$JOBS"
   # Registers, shared memory and spills of every kernel, for the record.
   log "resource usage of the CUDA kernels (cuobjdump -res-usage):"
-  for obj in "$BUILD"/CMakeFiles/kspmv_cuda_objects.dir/backends/cuda/*.cu.o; do
+  for obj in "$BUILD"/CMakeFiles/kspmv_cuda.dir/backends/cuda/*.cu.o; do
     cuobjdump -res-usage "$obj" 2>/dev/null | grep -E "Function|REG" >>"$LOG" || true
   done
 fi

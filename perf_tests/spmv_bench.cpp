@@ -31,8 +31,10 @@
 #include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
-#include "backends/host/reference.hpp"
 #include "bench_common.hpp"
+#include "kspmv/analysis/kernel_choice.hpp"
+#include "kspmv/registry.hpp"
+#include "testing/reference.hpp"
 
 namespace {
 
@@ -47,19 +49,26 @@ const char* kUsage =
     "  --matrices DIR  every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
     "  --gen SPEC      a generated matrix (kspmv::gen spec, e.g. kron:scale=21); repeatable;\n"
     "                  without --gen the large default families run (small ones with --quick)\n"
-    "  --kernels       default cusparse,cusparse-alg2,csr-vector,partial-overlap,seg,seg-r,\n"
-    "                  full-overlap,auto (kernels not built are skipped with a message)\n"
+    "  --kernels       default: cusparse (the baseline, first), every other CUDA kernel of the\n"
+    "                  registry, auto\n"
     "  --no-autotune   leave out the auto-tuned row (Kernel::Auto with Options::autotune)\n"
     "  --vector-sizes  also run CSR-Vector with each of these lanes per row (rows named\n"
     "                  csr-vector:v=N; csr-vector alone picks its own)\n";
+
+// cuSPARSE first (the others' speedups are over it), every other CUDA row of the registry, auto.
+std::vector<Kernel> default_kernels() {
+  std::vector<Kernel> kernels = {Kernel::Cusparse};
+  for (const KernelInfo& row : kernels_of(Backend::Cuda))
+    if (row.kernel != Kernel::Cusparse) kernels.push_back(row.kernel);
+  kernels.push_back(Kernel::Auto);
+  return kernels;
+}
 
 struct Args {
   std::string matrices, out = ".";
   std::vector<std::string> gens;
   bool default_gen = true, quick = false, autotune = true;
-  std::vector<Kernel> kernels = {Kernel::Cusparse,       Kernel::CusparseAlg2, Kernel::CsrVector,
-                                 Kernel::PartialOverlap, Kernel::Seg,          Kernel::SegR,
-                                 Kernel::FullOverlap,    Kernel::Auto};
+  std::vector<Kernel> kernels = default_kernels();
   std::vector<int> vector_sizes;  // extra CSR-Vector rows with a fixed vector size
   std::vector<std::string> precisions = {"float", "double"};
   int reps = 20, device = 0;
@@ -198,16 +207,13 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
     std::cerr << "  " << precision << " " << r.kernel << " ... " << std::flush;
     try {
-      if (!cuda::kernel_available(k)) {
-        std::cerr << "not built yet, skipped\n";
-        continue;
-      }
       auto poison = [&] {
         KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));  // NaN
       };
       const Kernel resolved =
           k == Kernel::Auto
-              ? cuda::auto_kernel(cuda::row_shape(a.row_ptr.data(), a.nrows), sizeof(S))
+              ? analysis::auto_kernel(analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols),
+                                      sizeof(S))
               : k;
       if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
       auto spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})

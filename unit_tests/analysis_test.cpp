@@ -6,11 +6,12 @@
 #include <tuple>
 #include <vector>
 
-#include "kspmv/analysis/row_stats.hpp"
+#include "kspmv/analysis/analyze.hpp"
+#include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/gen/generators.hpp"
-#include "test_matrices.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace kspmv::analysis {
 namespace {
@@ -97,6 +98,66 @@ TEST(AnalysisRowStats, RejectsColumnIndicesOutsideTheMatrix) {
   auto a = test::random_matrix<double>(10, 10, 3, 1);
   a.col_idx(0) = 10;
   EXPECT_THROW(analyze(a), InvalidArgument);
+}
+
+// Row statistics with the given non-zeros, longest row, mean and coefficient of variation.
+RowStats shape(Offset nnz, Offset max, double mean, double cv) {
+  RowStats s;
+  s.nnz = nnz, s.max_row = max, s.mean_row = mean, s.stddev_row = cv * mean;
+  return s;
+}
+
+// The Kernel::Auto rule of the CUDA backend (kernel_choice.hpp) on row statistics alone.
+TEST(AutoRule, FollowsTheDocumentedThresholds) {
+  const Offset big = kAutoLatencyNnz;
+  EXPECT_EQ(auto_kernel(RowStats{}, 8), Kernel::CsrVector);
+  // Latency-bound: skewed -> seg, otherwise csr-vector.
+  EXPECT_EQ(auto_kernel(shape(20000, 10000, 20, 5), 8), Kernel::Seg);
+  EXPECT_EQ(auto_kernel(shape(50000, 50, 5, 1.5), 8), Kernel::Seg);
+  EXPECT_EQ(auto_kernel(shape(50000, 5, 5, 0.05), 8), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(100000, 16, 6, 0.22), 8), Kernel::CsrVector);
+  // Bandwidth-bound.
+  EXPECT_EQ(auto_kernel(shape(big, 10000, 30, 5), 8), Kernel::Cusparse);  // power law
+  EXPECT_EQ(auto_kernel(shape(big, 100, 30, 1.2), 8), Kernel::Cusparse);
+  EXPECT_EQ(auto_kernel(shape(big, 5, 5, 0.02), 8), Kernel::CsrVector);     // 2D stencil
+  EXPECT_EQ(auto_kernel(shape(big, 27, 26.6, 0.1), 8), Kernel::CsrVector);  // 3D stencil
+  EXPECT_EQ(auto_kernel(shape(big, 27, 26.6, 0.1), 4), Kernel::Cusparse);   // float
+  EXPECT_EQ(auto_kernel(shape(big, 5, 5, 0.02), 4), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(big, 30, 15, 0.26), 8), Kernel::CsrVector);  // geometric graph
+  EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 8), Kernel::Seg);             // uniform, double
+  EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 4), Kernel::Cusparse);        // float
+}
+
+// CSR-Vector's lanes per row (kernel_choice.hpp).
+TEST(CsrVectorLanes, FollowTheDocumentedRule) {
+  const Ordinal many = 1 << 18;
+  EXPECT_EQ(csr_vector_lanes(5, 0.01, 16 << 20), 1);  // 2D stencil
+  EXPECT_EQ(csr_vector_lanes(5, 0.01, many - 1), 4);  // latency-bound: more lanes
+  EXPECT_EQ(csr_vector_lanes(2, 0.3, 60 << 20), 4);   // irregular short rows
+  EXPECT_EQ(csr_vector_lanes(26.7, 0.06, 4 << 20), 4);
+  EXPECT_EQ(csr_vector_lanes(5, 0.3, 10000), 8);  // capped by the mean rounded up
+  EXPECT_EQ(csr_vector_lanes(60, 0.3, 2910), 32);
+  EXPECT_EQ(csr_vector_lanes(200, 0.3, 100), 32);
+  EXPECT_EQ(csr_vector_lanes(22, 0.3, 20000), 16);  // 20000 * 16 >= 2^18
+}
+
+TEST(RowStats, OfAStencilAndOfOneLongRowWithAndWithoutIt) {
+  const std::vector<Offset> stencil = {0, 5, 10, 15, 20};  // four rows of 5
+  const RowStats s = row_stats(stencil.data(), 4, 4);
+  EXPECT_EQ(s.nnz, 20);
+  EXPECT_EQ(s.max_row, 5);
+  EXPECT_DOUBLE_EQ(s.mean_row, 5);
+  EXPECT_DOUBLE_EQ(s.cv(), 0);
+  const std::vector<Offset> one_long = {0, 1, 1, 9001, 9002};
+  const RowStats l = row_stats(one_long.data(), 4, 9001);
+  EXPECT_EQ(l.max_row, 9000);
+  EXPECT_GT(l.cv(), 1.5);
+  EXPECT_EQ(auto_kernel(l, 8), Kernel::Seg);
+  const RowStats short_rows = row_stats(one_long.data(), 4, 9001, 10);  // the long row left out
+  EXPECT_EQ(short_rows.nrows, 3);
+  EXPECT_EQ(short_rows.nnz, 2);
+  EXPECT_EQ(short_rows.max_row, 1);
+  EXPECT_EQ(short_rows.empty_rows, 1);
 }
 
 }  // namespace

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <vector>
 
-#include "backends/host/reference.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/operator.hpp"
 #include "kspmv/solvers/cg.hpp"
-#include "test_matrices.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace kspmv::test {
 namespace {

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "backends/host/multi_device.hpp"
-#include "backends/host/reference.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/operator.hpp"
 #include "kspmv/solvers/cg.hpp"
-#include "test_matrices.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/cg_multi.hpp"
 #include "backends/cuda/multi_device.hpp"

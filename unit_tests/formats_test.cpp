@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kspmv/core/error.hpp"
-#include "test_matrices.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace kspmv::test {
 namespace {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kspmv/core/error.hpp"
 #include "kspmv/formats/hbp.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"

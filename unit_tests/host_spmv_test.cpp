@@ -7,14 +7,21 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/reference.hpp"
 #include "backends/host/spmv.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/operator.hpp"
-#include "test_matrices.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace kspmv::test {
 namespace {
+
+// Auto and every host kernel of the registry.
+std::vector<Kernel> host_operator_kernels() {
+  std::vector<Kernel> kernels = {Kernel::Auto};
+  for (const KernelInfo& row : kernels_of(Backend::Host)) kernels.push_back(row.kernel);
+  return kernels;
+}
 
 // A kernel under test: y = alpha*A*x + beta*y for a CSR input (converted as the kernel needs).
 template <class S>
@@ -32,8 +39,7 @@ std::vector<std::pair<std::string, Runner<S>>> host_kernels() {
   k.emplace_back("csc", [](S al, const CsrMatrix<S>& a, const S* x, S be, S* y) {
     host::spmv(al, to_csc(a), x, be, y);
   });
-  for (Kernel kernel : {Kernel::Auto, Kernel::Csr, Kernel::Coo, Kernel::Csc, Kernel::PartialOverlap,
-                        Kernel::Seg, Kernel::SegR}) {
+  for (const Kernel kernel : host_operator_kernels()) {
     k.emplace_back(std::string("operator_") + to_string(kernel),
                    [kernel](S al, const CsrMatrix<S>& a, const S* x, S be, S* y) {
                      Options options;
@@ -123,24 +129,6 @@ TYPED_TEST(HostSpmv, AlphaZeroDoesNotReadTheMatrix) {
   }
 }
 
-TYPED_TEST(HostSpmv, OperatorReportsKernelAndTimings) {
-  using S = TypeParam;
-  const auto a = random_matrix<S>(500, 400, 6, 9);
-  for (Kernel kernel : {Kernel::Auto, Kernel::Csr, Kernel::Coo, Kernel::Csc, Kernel::PartialOverlap,
-                        Kernel::Seg, Kernel::SegR}) {
-    SCOPED_TRACE(to_string(kernel));
-    Options options;
-    options.kernel = kernel;
-    Operator<S> op(a, options);
-    EXPECT_EQ(op.kernel(), kernel == Kernel::Auto ? Kernel::Csr : kernel);
-    EXPECT_GE(op.timings().preprocess_ms, 0.0);
-    HostView<S> x("x", a.ncols), y("y", a.nrows);
-    Kokkos::deep_copy(x, S(1));
-    op.apply(S(1), x, S(0), y);
-    EXPECT_GT(op.timings().total_ms, 0.0);
-  }
-}
-
 TYPED_TEST(HostSpmv, OperatorApplyRejectsWrongExtentsAndLeavesYUnchanged) {
   using S = TypeParam;
   const auto a = random_matrix<S>(30, 20, 4, 4);
@@ -153,15 +141,6 @@ TYPED_TEST(HostSpmv, OperatorApplyRejectsWrongExtentsAndLeavesYUnchanged) {
   EXPECT_THROW(op.apply(S(1), x, S(0), y_bad), InvalidArgument);
   for (std::size_t i = 0; i < y.extent(0); ++i) EXPECT_EQ(y(i), S(7));
   for (std::size_t i = 0; i < y_bad.extent(0); ++i) EXPECT_EQ(y_bad(i), S(7));
-}
-
-TEST(HostOperator, RejectsKernelsTheHostBackendDoesNotRun) {
-  const auto a = random_matrix<double>(10, 10, 2, 1);
-  for (Kernel kernel : {Kernel::CsrVector, Kernel::Cusparse, Kernel::FullOverlap}) {
-    Options options;
-    options.kernel = kernel;
-    EXPECT_THROW(Operator<double>(a, options), UnsupportedError) << to_string(kernel);
-  }
 }
 
 TEST(HostCsrVectorLength, IsAPowerOfTwoGrowingWithRowLength) {

@@ -13,7 +13,7 @@
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/io/matrix_market.hpp"
-#include "test_matrices.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace {
 

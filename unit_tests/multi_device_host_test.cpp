@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "backends/host/multi_device.hpp"
-#include "backends/host/reference.hpp"
 #include "kspmv/core/error.hpp"
-#include "test_matrices.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace {
 

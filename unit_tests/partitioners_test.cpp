@@ -12,7 +12,7 @@
 #include "partitioners/exchange.hpp"
 #include "partitioners/numa.hpp"
 #include "partitioners/partition_plan.hpp"
-#include "test_matrices.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace {
 

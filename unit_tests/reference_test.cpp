@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "backends/host/reference.hpp"
-#include "test_matrices.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace kspmv::test {
 namespace {

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "backends/host/reference.hpp"
 #include "kspmv/formats/seg_plan.hpp"
-#include "test_matrices.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
 
 namespace kspmv::test::seg {
 

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "backends/cuda/multi_device.hpp"
-#include "kspmv/solvers/cg_result.hpp"
+#include "kspmv/core/cg_result.hpp"
 
 namespace kspmv::cuda {
 

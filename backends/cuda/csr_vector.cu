@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "backends/cuda/check.hpp"
-#include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
+#include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/formats/long_rows.hpp"
 
 namespace kspmv::cuda {
@@ -106,21 +106,11 @@ class CsrVector final : public DeviceSpmv<Scalar> {
 
 // csr_vector_lanes from the rows at most `threshold` long: the rows the main kernel sees.
 int short_row_lanes(const Offset* row_ptr, Ordinal m, Offset threshold) {
-  const RowShape s = row_shape(row_ptr, m, threshold);
-  return s.rows > 0 ? csr_vector_lanes(s.mean, s.cv, s.rows) : 1;
+  const analysis::RowStats s = analysis::row_stats(row_ptr, m, 0, threshold);
+  return s.nrows > 0 ? analysis::csr_vector_lanes(s.mean_row, s.cv(), s.nrows) : 1;
 }
 
 }  // namespace
-
-int csr_vector_lanes(double mean, double cv, Ordinal rows) {
-  constexpr long long kThreads = 1 << 18;  // enough rows in flight to cover the latency
-  if (rows >= kThreads && mean <= 6 && cv < 0.2) return 1;
-  int cap = 4;  // the mean rounded up to a power of two, 4..32
-  while (cap < 32 && cap < mean) cap *= 2;
-  int lanes = 4;
-  while (lanes < cap && static_cast<long long>(rows) * lanes < kThreads) lanes *= 2;
-  return lanes;
-}
 
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,

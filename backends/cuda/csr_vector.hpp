@@ -10,22 +10,11 @@
 namespace kspmv::cuda {
 
 struct CsrVectorConfig {
-  int vector_size = 0;            // 1, 2, 4, 8, 16 or 32; 0: csr_vector_lanes of the rows that
-                                  // are not long
+  int vector_size = 0;            // 1, 2, 4, 8, 16 or 32; 0: analysis::csr_vector_lanes of
+                                  // the rows that are not long
   Offset long_row_threshold = 0;  // rows with more non-zeros go to the long-row path;
                                   // 0: default_long_row_threshold(vector_size)
 };
-
-// Lanes per row from the mean and coefficient of variation of the row lengths and the row
-// count (measured with spmv_bench --vector-sizes on an H100; paper 4's Table 2 is for its
-// shared-memory batches, where 2 lanes on 27-entry rows reached only 60% of copy bandwidth):
-// - at least 2^18 rows of at most 6 near-equal entries (cv < 0.2): 1, each thread streams its
-//   contiguous row (the 5-point Laplacian: 100% of copy; 4 lanes: 75%);
-// - otherwise 4: a warp's loads span 8 neighbouring rows, which stay in L1 (27-point stencil
-//   86% of copy; random geometric graph 1.75x faster than 1 lane);
-// - fewer rows (latency-bound): doubled while rows * lanes < 2^18, up to the mean rounded up
-//   to a power of two (at most 32).
-int csr_vector_lanes(double mean, double cv, Ordinal rows);
 
 // 128 non-zeros per thread of the row's group (128*V): beyond that one group is a tail.
 inline Offset default_long_row_threshold(int vector_size) {

@@ -18,6 +18,8 @@
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
+#include "kspmv/analysis/kernel_choice.hpp"
+#include "kspmv/core/timer.hpp"
 
 namespace kspmv::cuda {
 
@@ -30,96 +32,63 @@ int device_count() {
   return n;
 }
 
-bool kernel_available(Kernel kernel) {
-  switch (kernel) {
-    case Kernel::Auto:
-    case Kernel::CsrVector:
-    case Kernel::Cusparse:
-    case Kernel::CusparseAlg2:
-    case Kernel::Seg:
-    case Kernel::SegR:
-    case Kernel::PartialOverlap:
-    case Kernel::FullOverlap:
-    case Kernel::Hbp:
-      return true;
-    default:
-      return false;
-  }
+namespace {
+
+constexpr KernelInfo info(Kernel k, Residency residency, bool reads_host_entries, bool autotune,
+                          const char* summary) {
+  return {k,         Backend::Cuda,
+          residency, reads_host_entries,
+          autotune,  residency == Residency::Resident,
+          summary};
+}
+constexpr auto kResident = Residency::Resident;
+
+}  // namespace
+
+template <class S>
+const std::vector<KernelRow<S>>& kernel_table() {
+  using A = std::shared_ptr<const DeviceCsr<S>>;
+  using H = CsrPointers<S>;
+  static const std::vector<KernelRow<S>> rows = {
+      {info(Kernel::CsrVector, kResident, false, true, "CSR-Vector, 1-32 lanes per row"), true,
+       [](A a, const H& h) { return make_csr_vector(std::move(a), h); }},
+      {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
+       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }},
+      {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
+       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }},
+      {info(Kernel::PartialOverlap, kResident, false, true,
+            "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
+       true, [](A a, const H& h) { return make_partial_overlap(std::move(a), h); }},
+      {info(Kernel::FullOverlap, Residency::Streamed, true, false,
+            "CSR-Full-Overlap: the matrix streamed from host memory (paper 4)"),
+       false, [](A, const H& h) { return make_full_overlap(h); }},
+      {info(Kernel::Seg, kResident, true, true, "segSpMV (paper 5)"), false,
+       [](A, const H& h) { return make_seg(h, false); }},
+      {info(Kernel::SegR, kResident, true, true, "segSpMV-r, tree-reduced segments (paper 5)"),
+       false, [](A, const H& h) { return make_seg(h, true); }},
+      {info(Kernel::Hbp, kResident, true, true, "hash-based 2D partition (HBP, paper 3)"), true,
+       [](A a, const H& h) { return make_hbp(std::move(a), h); },
+       [](const H& h) { return hbp_worth_timing(h); }},
+  };
+  return rows;
 }
 
-RowShape row_shape(const Offset* row_ptr, Ordinal m, Offset max_len) {
-  RowShape s;
-  double squares = 0;
-  for (Ordinal i = 0; i < m; ++i) {
-    const Offset len = row_ptr[i + 1] - row_ptr[i];
-    if (len > max_len) continue;
-    s.nnz += len, ++s.rows;
-    s.max = std::max(s.max, len);
-    squares += static_cast<double>(len) * static_cast<double>(len);
-  }
-  if (s.rows == 0) return s;
-  s.mean = static_cast<double>(s.nnz) / s.rows;
-  const double var = std::max(0.0, squares / s.rows - s.mean * s.mean);
-  s.cv = s.mean > 0 ? std::sqrt(var) / s.mean : 0;
-  return s;
+template <class S>
+const KernelRow<S>& kernel_row(Kernel kernel) {
+  for (const auto& row : kernel_table<S>())
+    if (row.info.kernel == kernel) return row;
+  throw UnsupportedError(std::string("the CUDA backend does not run kernel '") + to_string(kernel) +
+                         "'");
 }
 
-Kernel auto_kernel(const RowShape& s, std::size_t value_bytes) {
-  if (s.nnz == 0) return Kernel::CsrVector;
-  const bool skewed = s.max > 8 * s.mean + 32;  // a few rows far longer than the rest
-  Kernel k = Kernel::CsrVector;
-  if (s.nnz < kAutoLatencyNnz) {
-    if (skewed || s.cv > 1) k = Kernel::Seg;
-  } else if (skewed || s.cv > 1) {
-    k = Kernel::Cusparse;
-  } else if (s.mean < 6 && s.cv < 0.5) {
-    k = Kernel::CsrVector;
-  } else if (value_bytes < 8) {
-    k = Kernel::Cusparse;
-  } else if (s.cv < 0.2 && s.mean < 12) {
-    k = Kernel::Seg;
-  }
-  return kernel_available(k) ? k : Kernel::Cusparse;
-}
-
-bool reads_host_entries(Kernel kernel) {
-  return kernel == Kernel::Seg || kernel == Kernel::SegR || kernel == Kernel::FullOverlap ||
-         kernel == Kernel::Hbp;
-}
-
-template <class Scalar>
-std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
-                                                     std::shared_ptr<const DeviceCsr<Scalar>> a,
-                                                     const CsrPointers<Scalar>& host) {
-  switch (kernel) {
-    case Kernel::CsrVector:
-      return make_csr_vector(std::move(a), host);
-    case Kernel::Cusparse:
-    case Kernel::CusparseAlg2:
-      return make_cusparse(std::move(a), kernel);
-    case Kernel::PartialOverlap:
-      return make_partial_overlap(std::move(a), host);
-    case Kernel::FullOverlap:
-      return make_full_overlap(host);
-    case Kernel::Seg:
-    case Kernel::SegR:
-      return make_seg(host, kernel == Kernel::SegR);
-    case Kernel::Hbp:
-      return make_hbp(std::move(a), host);
-    default:
-      throw UnsupportedError(std::string("the CUDA backend does not run kernel '") +
-                             to_string(kernel) + "'" +
-                             (kernel_available(kernel) ? "" : " (not built yet)"));
-  }
+template <class S>
+std::unique_ptr<DeviceSpmv<S>> make_device_spmv(Kernel kernel,
+                                                std::shared_ptr<const DeviceCsr<S>> a,
+                                                const CsrPointers<S>& host) {
+  return kernel_row<S>(kernel).make(std::move(a), host);
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 int checked_device(const Options& o) {
   if (o.devices.empty()) throw InvalidArgument("cuda backend: options.devices is empty");
@@ -170,23 +139,24 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const auto t0 = Clock::now();
     DeviceGuard guard(device_);
     r_ = std::make_unique<Resources<Scalar>>();
+    std::vector<const KernelRow<Scalar>*> chosen;
     if (streamed) {
-      r_->kernels.push_back(make_full_overlap(host));
+      chosen.push_back(&kernel_row<Scalar>(Kernel::FullOverlap));
     } else if (o.kernel == Kernel::Auto && o.autotune) {
-      r_->a = std::make_shared<const DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
-      for (Kernel k : {Kernel::CsrVector, Kernel::Cusparse, Kernel::CusparseAlg2,
-                       Kernel::PartialOverlap, Kernel::Seg, Kernel::SegR, Kernel::Hbp}) {
-        if (kernel_available(k) && (k != Kernel::Hbp || hbp_worth_timing(host)))
-          r_->kernels.push_back(make_device_spmv(k, r_->a, host));
-      }
+      for (const auto& row : kernel_table<Scalar>())
+        if (row.info.autotune && (!row.worth_timing || row.worth_timing(host)))
+          chosen.push_back(&row);
     } else {
       const Kernel k = o.kernel == Kernel::Auto
-                           ? auto_kernel(row_shape(host.row_ptr, host.m), sizeof(Scalar))
+                           ? analysis::auto_kernel(
+                                 analysis::row_stats(host.row_ptr, host.m, host.n), sizeof(Scalar))
                            : o.kernel;
-      if (k != Kernel::Seg && k != Kernel::SegR)  // segSpMV uploads its own padded layout
-        r_->a = std::make_shared<const DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
-      r_->kernels.push_back(make_device_spmv(k, r_->a, host));
+      chosen.push_back(&kernel_row<Scalar>(k));
     }
+    if (std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; }))
+      r_->a = std::make_shared<const DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
+    for (const auto* row : chosen)
+      r_->kernels.push_back(row->make(row->uses_device_csr ? r_->a : nullptr, host));
     best_ms_.assign(r_->kernels.size(), std::numeric_limits<float>::infinity());
     kernel_ = r_->kernels.front()->kernel();
     KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
@@ -281,18 +251,9 @@ template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
                                                     const Options& options) {
   const Kernel k = options.kernel;
-  const bool cuda_kernel = k == Kernel::Auto || k == Kernel::CsrVector ||
-                           k == Kernel::PartialOverlap || k == Kernel::FullOverlap ||
-                           k == Kernel::Seg || k == Kernel::SegR || k == Kernel::Cusparse ||
-                           k == Kernel::CusparseAlg2 || k == Kernel::Hbp;
-  if (!cuda_kernel) {
-    throw UnsupportedError(std::string("the CUDA backend does not run kernel '") + to_string(k) +
-                           "' (use backend host)");
-  }
-  if (!kernel_available(k))
-    throw UnsupportedError(std::string("cuda backend: kernel '") + to_string(k) +
-                           "' is not built yet");
-  const bool streamed = options.residency == Residency::Streamed || k == Kernel::FullOverlap;
+  const bool streamed =
+      options.residency == Residency::Streamed ||
+      (k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed);
   if (streamed && k != Kernel::Auto && k != Kernel::FullOverlap) {
     throw UnsupportedError(
         std::string("cuda backend: streamed residency runs full-overlap, not '") + to_string(k) +
@@ -306,6 +267,10 @@ template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<fl
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrPointers<double>&,
                                                              const Options&);
+template const std::vector<KernelRow<float>>& kernel_table();
+template const std::vector<KernelRow<double>>& kernel_table();
+template const KernelRow<float>& kernel_row(Kernel);
+template const KernelRow<double>& kernel_row(Kernel);
 template std::unique_ptr<DeviceSpmv<float>> make_device_spmv(
     Kernel, std::shared_ptr<const DeviceCsr<float>>, const CsrPointers<float>&);
 template std::unique_ptr<DeviceSpmv<double>> make_device_spmv(

@@ -11,6 +11,8 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/halo_setup.hpp"
 #include "backends/cuda/vector_ops.hpp"
+#include "kspmv/analysis/kernel_choice.hpp"
+#include "kspmv/core/timer.hpp"
 
 namespace kspmv::cuda {
 
@@ -19,12 +21,6 @@ using part::Role;
 using part::Scheme;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // Runs f with `device` current, for destructors: errors are ignored, never thrown.
 template <class F>
@@ -38,20 +34,6 @@ void on_device_noexcept(int device, F&& f) noexcept {
 
 void wait(cudaStream_t s, const Event& e) {
   KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, e.get(), 0));
-}
-
-template <class S>
-void check_plan(const part::PartitionPlan& p, const CsrPointers<S>& a) {
-  if (p.nrows != a.m || p.ncols != a.n || p.nnz != a.nnz() || p.ndevices < 1)
-    throw InvalidArgument("MultiDeviceSpmv: the partition plan was made for another matrix");
-  for (const auto& b : p.blocks) {
-    const bool ok = b.device >= 0 && b.device < p.ndevices && 0 <= b.row_begin &&
-                    b.row_begin <= b.row_end && b.row_end <= a.m && 0 <= b.nnz_begin &&
-                    b.nnz_begin <= b.nnz_end && b.nnz_end <= p.nnz && b.stream_slot >= 0 &&
-                    b.stream_slot < 16 && a.row_ptr[b.row_begin] <= b.nnz_begin &&
-                    b.nnz_end <= a.row_ptr[b.row_end];
-    if (!ok) throw InvalidArgument("MultiDeviceSpmv: a partition block is out of bounds");
-  }
 }
 
 // Enables peer access between every pair of distinct devices that supports it.
@@ -133,7 +115,7 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
   if (o.kernel == Kernel::FullOverlap)
     throw UnsupportedError(
         "MultiDeviceSpmv: full-overlap streams the matrix; use a resident kernel");
-  check_plan(plan, host);
+  part::check_plan(plan, host.row_ptr, host.m, host.n, host.nnz(), "MultiDeviceSpmv");
   if (static_cast<int>(o.devices.size()) != plan.ndevices)
     throw InvalidArgument("MultiDeviceSpmv: " + std::to_string(plan.ndevices) +
                           " devices in the plan but " + std::to_string(o.devices.size()) +
@@ -223,12 +205,14 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
     pc->block = b;
     pc->y_offset = y_offset[p];
     if (b.rows() > 0) {
-      pc->kernel = o.kernel == Kernel::Auto
-                       ? auto_kernel(row_shape(ptrs[p].data(), b.rows()), sizeof(S))
-                       : o.kernel;
+      pc->kernel =
+          o.kernel == Kernel::Auto
+              ? analysis::auto_kernel(analysis::row_stats(ptrs[p].data(), b.rows(), uploaded[p].n),
+                                      sizeof(S))
+              : o.kernel;
       // Kernels that build their own arrays on the host read the (renumbered) columns there.
       std::vector<Ordinal> cols;
-      if (exchange_ == Exchange::Halo && reads_host_entries(pc->kernel)) {
+      if (exchange_ == Exchange::Halo && kernel_row<S>(pc->kernel).info.reads_host_entries) {
         cols.resize(b.nnz());
         if (!cols.empty()) uploaded[p].col.download(cols.data());
       }

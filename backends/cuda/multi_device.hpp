@@ -59,7 +59,7 @@ struct MultiDeviceOptions {
   // devices[d] is the CUDA device of plan device d (plan.ndevices entries; repeats allowed).
   std::vector<int> devices = {0};
   // Single-GPU kernel of every block; Auto picks per block from its row statistics
-  // (cuda::auto_kernel). FullOverlap (streamed matrix) is not supported here.
+  // (analysis::auto_kernel). FullOverlap (streamed matrix) is not supported here.
   Kernel kernel = Kernel::Auto;
   // Exchange::Auto: what the candidates are timed on (see exchange_trials()).
   part::ExchangeUse use = part::ExchangeUse::Iterative;

@@ -8,16 +8,11 @@
 #include <vector>
 
 #include "backends/cuda/multi_device.hpp"
+#include "kspmv/core/timer.hpp"
 
 namespace kspmv::cuda {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 template <class S>
 class MultiDeviceOperator final : public OperatorImpl<S> {

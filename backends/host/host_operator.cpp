@@ -8,14 +8,14 @@
 #include "backends/host/hbp_spmv.hpp"
 #include "backends/host/segmented_csr_spmv.hpp"
 #include "backends/host/spmv.hpp"
+#include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 
 namespace kspmv::host {
 
 namespace {
 
-// Runs host::spmv on the format it holds. A new host kernel is a new spmv overload for its
-// format plus one case in make_operator.
+// Runs host::spmv on the format it holds.
 template <class Scalar, class Format>
 class FormatOperator final : public OperatorImpl<Scalar> {
  public:
@@ -39,49 +39,71 @@ class FormatOperator final : public OperatorImpl<Scalar> {
   Timings timings_;
 };
 
-// Times `build` (the format conversion) and wraps its result.
-template <class Scalar, class Build>
-std::unique_ptr<OperatorImpl<Scalar>> make(Kernel kernel, Build build) {
+// The factory of kernel K: times `Build` (the format conversion) and wraps its result.
+template <class Scalar, Kernel K, auto Build>
+std::unique_ptr<OperatorImpl<Scalar>> make(const CsrMatrix<Scalar>& a) {
   Kokkos::Timer timer;
-  auto format = build();
+  auto format = Build(a);
   const double ms = timer.seconds() * 1e3;
-  using Format = decltype(format);
-  return std::make_unique<FormatOperator<Scalar, Format>>(std::move(format), kernel, ms);
+  return std::make_unique<FormatOperator<Scalar, decltype(format)>>(std::move(format), K, ms);
+}
+
+template <class S>
+CsrMatrix<S> as_csr(const CsrMatrix<S>& a) {
+  return a;
+}
+template <class S>
+BatchedCsr<S> as_batched(const CsrMatrix<S>& a) {  // the format of CSR-Partial-Overlap
+  return make_batched_csr(a);
+}
+template <class S>
+SegmentedCsr<S> as_segmented(const CsrMatrix<S>& a) {
+  return to_segmented(a);
+}
+template <class S>
+HbpMatrix<S> as_hbp(const CsrMatrix<S>& a) {  // preprocessed on the host (paper 3)
+  const CsrPointers<S> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+  const HbpParams params;
+  return build_hbp(p, params, hbp_sample_hash(p.row_ptr, p.col, p.m, p.n, params));
+}
+
+constexpr KernelInfo info(Kernel k, bool multi_device, const char* summary) {
+  return {k, Backend::Host, Residency::Resident, false, false, multi_device, summary};
 }
 
 }  // namespace
+
+template <class S>
+const std::vector<KernelRow<S>>& kernel_table() {
+  static const std::vector<KernelRow<S>> rows = {
+      {info(Kernel::Csr, true, "CSR, a team of threads per row block"),
+       &make<S, Kernel::Csr, &as_csr<S>>},
+      {info(Kernel::Coo, false, "COO, scattered by rows"), &make<S, Kernel::Coo, &to_coo<S>>},
+      {info(Kernel::Csc, false, "CSC, scattered by columns"), &make<S, Kernel::Csc, &to_csc<S>>},
+      {info(Kernel::PartialOverlap, false, "CSR-Partial-Overlap's batched CSR (paper 4)"),
+       &make<S, Kernel::PartialOverlap, &as_batched<S>>},
+      {info(Kernel::Seg, false, "segmented CSR (segSpMV, paper 5)"),
+       &make<S, Kernel::Seg, &as_segmented<S>>},
+      {info(Kernel::SegR, false, "segmented CSR; differs from seg only on the GPU"),
+       &make<S, Kernel::SegR, &as_segmented<S>>},
+      {info(Kernel::Hbp, false, "hash-based 2D partition (HBP, paper 3)"),
+       &make<S, Kernel::Hbp, &as_hbp<S>>},
+  };
+  return rows;
+}
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>& a,
                                                     const Options& options) {
   const Kernel kernel = options.kernel == Kernel::Auto ? Kernel::Csr : options.kernel;
-  switch (kernel) {
-    case Kernel::Csr:
-      return make<Scalar>(kernel, [&] { return a; });
-    case Kernel::Coo:
-      return make<Scalar>(kernel, [&] { return to_coo(a); });
-    case Kernel::Csc:
-      return make<Scalar>(kernel, [&] { return to_csc(a); });
-    case Kernel::PartialOverlap:  // host twin of CSR-Partial-Overlap's batched format
-      return make<Scalar>(kernel, [&] { return make_batched_csr(a); });
-    case Kernel::Seg:  // host twin of segSpMV; segSpMV-r differs only on the GPU
-    case Kernel::SegR:
-      return make<Scalar>(kernel, [&] { return to_segmented(a); });
-    case Kernel::Hbp:  // host twin of the HBP kernel (paper 3), preprocessed on the host
-      return make<Scalar>(kernel, [&] {
-        const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
-                                    a.ncols};
-        const HbpParams params;
-        return build_hbp(p, params, hbp_sample_hash(p.row_ptr, p.col, p.m, p.n, params));
-      });
-    default:
-      throw UnsupportedError(
-          std::string("the host backend does not run kernel '") + to_string(kernel) +
-          "'; host kernels: auto, csr, coo, csc, partial-overlap, seg, seg-r, hbp "
-          "(use backend cuda for the others)");
-  }
+  for (const auto& row : kernel_table<Scalar>())
+    if (row.info.kernel == kernel) return row.make(a);
+  throw UnsupportedError(std::string("the host backend does not run kernel '") + to_string(kernel) +
+                         "'");
 }
 
+template const std::vector<KernelRow<float>>& kernel_table();
+template const std::vector<KernelRow<double>>& kernel_table();
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrMatrix<float>&,
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrMatrix<double>&,

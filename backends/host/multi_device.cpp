@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/timer.hpp"
 #include "kspmv/formats/convert.hpp"
 
 namespace kspmv::host {
@@ -21,24 +22,6 @@ using Acc = double;  // partial sums in double for both scalars, as the host ker
 template <class S>
 S scaled(S beta, S y) {
   return beta == S(0) ? S(0) : beta * y;
-}
-
-// Throws InvalidArgument unless every block lies inside the matrix and its lines (rows; pCSC:
-// columns) [l0, l1) hold its non-zero range.
-void check_plan(const part::PartitionPlan& p, const Offset* ptr, Ordinal lines, Ordinal m,
-                Ordinal n, Offset nnz) {
-  if (p.nrows != m || p.ncols != n || p.nnz != nnz || p.ndevices < 1)
-    throw InvalidArgument("MultiDeviceHost: the partition plan was made for another matrix");
-  const bool by_cols = p.scheme == Scheme::PCSC;
-  for (const auto& b : p.blocks) {
-    const Ordinal l0 = by_cols ? b.col_begin : b.row_begin, l1 = by_cols ? b.col_end : b.row_end;
-    const bool ok = b.device >= 0 && b.device < p.ndevices && 0 <= b.row_begin &&
-                    b.row_begin <= b.row_end && b.row_end <= m && 0 <= b.col_begin &&
-                    b.col_begin <= b.col_end && b.col_end <= n && 0 <= l0 && l0 <= l1 &&
-                    l1 <= lines && 0 <= b.nnz_begin && b.nnz_begin <= b.nnz_end &&
-                    b.nnz_end <= nnz && ptr[l0] <= b.nnz_begin && b.nnz_end <= ptr[l1];
-    if (!ok) throw InvalidArgument("MultiDeviceHost: a partition block is out of bounds");
-  }
 }
 
 }  // namespace
@@ -57,7 +40,7 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
   const Offset* ptr = pcsc ? csc.col_ptr.data() : a.row_ptr.data();
   const Ordinal* idx = pcsc ? csc.row_idx.data() : a.col_idx.data();
   const S* val = pcsc ? csc.values.data() : a.values.data();
-  check_plan(plan, ptr, pcsc ? n : m, m, n, a.nnz());
+  part::check_plan(plan, ptr, m, n, a.nnz(), "MultiDeviceHost");
   if (exchange_ == Exchange::Auto) {  // the candidate that sends the fewest bytes
     std::size_t fewest = 0;
     for (Exchange e : part::exchange_candidates(plan.scheme)) {
@@ -279,9 +262,6 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
   Timings timings() const override { return timings_; }
 
  private:
-  static double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
   std::unique_ptr<MultiDeviceHost<S>> md_;
   Timings timings_;
 };

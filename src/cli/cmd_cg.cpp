@@ -6,11 +6,11 @@
 #include <random>
 #include <vector>
 
-#include "backends/host/reference.hpp"
 #include "commands.hpp"
-#include "common.hpp"
-#include "json.hpp"
 #include "kspmv/solvers/cg.hpp"
+#include "testing/reference.hpp"
+#include "tools/common.hpp"
+#include "tools/json.hpp"
 
 namespace kspmv::cli {
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "common.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "tools/common.hpp"
 
 namespace kspmv::cli {
 

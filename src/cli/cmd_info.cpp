@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "common.hpp"
-#include "json.hpp"
-#include "kspmv/analysis/row_stats.hpp"
+#include "kspmv/analysis/analyze.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "tools/common.hpp"
+#include "tools/json.hpp"
 
 namespace kspmv::cli {
 

@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "backends/host/reference.hpp"
 #include "commands.hpp"
-#include "common.hpp"
-#include "json.hpp"
+#include "testing/reference.hpp"
+#include "tools/common.hpp"
+#include "tools/json.hpp"
 
 namespace kspmv::cli {
 
@@ -68,10 +68,15 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
   return ok ? 0 : 1;
 }
 
+// "host: auto, csr, ...; cuda: auto, ..." from the kernel registry.
 std::string kernel_names() {
   std::string names;
-  for (const Kernel k : all_kernels())
-    names += (names.empty() ? "" : ", ") + std::string(to_string(k));
+  for (const Backend b : {Backend::Host, Backend::Cuda}) {
+    const auto rows = kernels_of(b);
+    if (rows.empty()) continue;
+    names += std::string(names.empty() ? "" : "; ") + to_string(b) + ": auto";
+    for (const KernelInfo& row : rows) names += std::string(", ") + to_string(row.kernel);
+  }
   return names + " (default auto)";
 }
 

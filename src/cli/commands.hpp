@@ -1,9 +1,12 @@
 // The tool's commands; each one is declared (options, help) and run from its own file.
 #pragma once
 
-#include "args.hpp"
+#include "tools/args.hpp"
 
 namespace kspmv::cli {
+
+// The commands are written with the tools library (arguments, loading, JSON) in plain sight.
+using namespace tools;  // NOLINT(google-build-using-namespace)
 
 Command demo_command();     // cmd_demo.cpp
 Command info_command();     // cmd_info.cpp
@@ -16,5 +19,13 @@ Command cg_command();       // cmd_cg.cpp
 inline const char* kMatrixArgumentHelp =
     "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz); gen:SPEC generates the\n"
     "matrix instead (e.g. gen:laplace2d:n=1024; 'kspmv help gen' lists the specs).";
+
+inline const char* kDevicesHelp =
+    "device ids, comma-separated, or all (default 0); several: the matrix is partitioned over "
+    "them (the host backend emulates that many devices)";
+inline const char* kPartitionHelp =
+    "multi-device partition: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host), pcoo (default nz)";
+inline const char* kExchangeHelp =
+    "multi-device exchange: auto, allgather, merge, halo (default auto)";
 
 }  // namespace kspmv::cli

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "kspmv/core/error.hpp"
+#include "tools/args.hpp"
 
 namespace {
 

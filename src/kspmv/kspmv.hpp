@@ -1,7 +1,7 @@
 // The one header a kspmv user includes.
 #pragma once
 
-#include "kspmv/analysis/row_stats.hpp"
+#include "kspmv/analysis/analyze.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/options.hpp"
 #include "kspmv/core/types.hpp"

@@ -2,23 +2,10 @@
 
 #include <string>
 
-#include "backends/host/host_operator.hpp"
-#include "backends/host/multi_device.hpp"
 #include "kspmv/core/error.hpp"
-#ifdef KSPMV_HAVE_CUDA
-#include "backends/cuda/cuda_operator.hpp"
-#include "backends/cuda/multi_operator.hpp"
-#endif
+#include "kspmv/registry.hpp"
 
 namespace kspmv {
-
-int cuda_device_count() {
-#ifdef KSPMV_HAVE_CUDA
-  return cuda::device_count();
-#else
-  return 0;
-#endif
-}
 
 template <class Scalar>
 Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
@@ -29,25 +16,7 @@ Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
     options_.devices.clear();
     for (int d = 0; d < count; ++d) options_.devices.push_back(d);
   }
-  const bool multi = options_.devices.size() > 1;
-  if (options_.backend == Backend::Host) {
-    impl_ = multi ? host::make_multi_operator(a, options_) : host::make_operator(a, options_);
-    return;
-  }
-#ifdef KSPMV_HAVE_CUDA
-  CsrPointers<Scalar> p;
-  p.row_ptr = a.row_ptr.data();
-  p.col = a.col_idx.data();
-  p.val = a.values.data();
-  p.m = a.nrows;
-  p.n = a.ncols;
-  if (multi)  // the Views are shared: they keep the matrix alive while the partition is tuned
-    impl_ = cuda::make_multi_operator(p, std::make_shared<const CsrMatrix<Scalar>>(a), options_);
-  else
-    impl_ = cuda::make_operator(p, options_);
-#else
-  throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
-#endif
+  impl_ = detail::make_operator_impl(a, options_);
 }
 
 template <class Scalar>

@@ -7,11 +7,9 @@
 #include "kspmv/core/operator_impl.hpp"
 #include "kspmv/core/options.hpp"
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/registry.hpp"
 
 namespace kspmv {
-
-// Number of CUDA devices usable by this build (0 without the CUDA backend or without a GPU).
-int cuda_device_count();
 
 template <class Scalar>
 class Operator {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
+#include "kspmv/analysis/analyze.hpp"
 #include "kspmv/core/error.hpp"
 
 namespace kspmv::analysis {
@@ -38,35 +38,53 @@ double fit_exponent(Offset n, const Count& count) {
 }
 }  // namespace
 
-double power_law_exponent(const HostView<Offset>& ptr) {
-  const Offset n = ptr.extent(0) > 0 ? Offset(ptr.extent(0)) - 1 : 0;
-  return fit_exponent(n, [&](Offset i) { return ptr(i + 1) - ptr(i); });
+double power_law_exponent(const Offset* ptr, Offset len) {
+  return fit_exponent(len, [&](Offset i) { return ptr[i + 1] - ptr[i]; });
 }
 
-RowStats analyze(const HostView<Offset>& row_ptr, Ordinal ncols) {
+double power_law_exponent(const HostView<Offset>& ptr) {
+  return power_law_exponent(ptr.data(), ptr.extent(0) > 0 ? Offset(ptr.extent(0)) - 1 : 0);
+}
+
+RowStats row_stats(const Offset* row_ptr, Ordinal m, Ordinal ncols, Offset max_len) {
+  if (m < 0) throw InvalidArgument("row_stats: negative row count " + std::to_string(m));
   RowStats s;
-  const std::size_t len = row_ptr.extent(0);
-  if (len > std::size_t(std::numeric_limits<Ordinal>::max()) + 1)
-    throw InvalidArgument("analyze: row_ptr has more than 2^31 rows");
-  s.nrows = len > 0 ? static_cast<Ordinal>(len - 1) : 0;
   s.ncols = ncols;
-  s.nnz = s.nrows > 0 ? row_ptr(s.nrows) : 0;
   for (Offset t : {32, 256, 4096, 65536}) s.rows_above.emplace_back(t, 0);
-  s.power_law_r = power_law_exponent(row_ptr);
-  if (s.nrows == 0) return s;
+  const bool all = max_len == std::numeric_limits<Offset>::max();
+  s.power_law_r = all ? power_law_exponent(row_ptr, m) : fit_exponent(m, [&](Offset i) {
+    const Offset k = row_ptr[i + 1] - row_ptr[i];
+    return k <= max_len ? k : 0;
+  });
   s.min_row = std::numeric_limits<Offset>::max();
-  s.mean_row = double(s.nnz) / s.nrows;
-  double squares = 0;
-  for (Ordinal i = 0; i < s.nrows; ++i) {
-    const Offset k = row_ptr(i + 1) - row_ptr(i);
+  for (Ordinal i = 0; i < m; ++i) {
+    const Offset k = row_ptr[i + 1] - row_ptr[i];
+    if (k > max_len) continue;
+    ++s.nrows, s.nnz += k;
     s.min_row = std::min(s.min_row, k);
     s.max_row = std::max(s.max_row, k);
     s.empty_rows += k == 0;
     for (auto& [threshold, count] : s.rows_above) count += k > threshold;
-    squares += (k - s.mean_row) * (k - s.mean_row);
+  }
+  if (s.nrows == 0) {
+    s.min_row = 0;
+    return s;
+  }
+  s.mean_row = double(s.nnz) / s.nrows;
+  double squares = 0;  // a second pass: deviations from the mean, without cancellation
+  for (Ordinal i = 0; i < m; ++i) {
+    const Offset k = row_ptr[i + 1] - row_ptr[i];
+    if (k <= max_len) squares += (k - s.mean_row) * (k - s.mean_row);
   }
   s.stddev_row = std::sqrt(squares / s.nrows);
   return s;
+}
+
+RowStats analyze(const HostView<Offset>& row_ptr, Ordinal ncols) {
+  const std::size_t len = row_ptr.extent(0);
+  if (len > std::size_t(std::numeric_limits<Ordinal>::max()) + 1)
+    throw InvalidArgument("analyze: row_ptr has more than 2^31 rows");
+  return row_stats(row_ptr.data(), len > 0 ? static_cast<Ordinal>(len - 1) : 0, ncols);
 }
 
 template <class S>

@@ -1,17 +1,20 @@
-// Row statistics of a sparse matrix and the power-law exponent R of MSREP (Sec. 5.2).
+// Row statistics of a sparse matrix and the power-law exponent R of MSREP (Sec. 5.2), from a row
+// pointer alone. Kokkos-free: the CUDA backend reads the same statistics (analyze.hpp has the
+// View and CsrMatrix overloads).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "kspmv/formats/csr.hpp"
+#include "kspmv/core/types.hpp"
 
 namespace kspmv::analysis {
 
 struct RowStats {
-  Ordinal nrows = 0, ncols = 0;
-  Offset nnz = 0;
+  Ordinal nrows = 0, ncols = 0;         // nrows: the rows counted (see row_stats' max_len)
+  Offset nnz = 0;                       // non-zeros of the rows counted
   Offset min_row = 0, max_row = 0;      // shortest and longest row (0 for a matrix without rows)
   double mean_row = 0, stddev_row = 0;  // population standard deviation
   Ordinal empty_rows = 0;
@@ -21,19 +24,21 @@ struct RowStats {
   // from the non-zeros per row when only row_ptr is (see power_law_exponent). NaN when the
   // counts take fewer than two octaves' worth of values (no slope to fit).
   double power_law_r = 0;
+
+  // Coefficient of variation of the row lengths, stddev / mean (0 when the mean is 0).
+  double cv() const { return mean_row > 0 ? stddev_row / mean_row : 0; }
 };
 
-// Statistics from row_ptr alone (R from the row-length distribution).
-RowStats analyze(const HostView<Offset>& row_ptr, Ordinal ncols);
-// Statistics of a CSR matrix (R from the column counts, as MSREP defines it).
-template <class S>
-RowStats analyze(const CsrMatrix<S>& a);
+// Statistics of the rows of row_ptr[0..m] that hold at most `max_len` non-zeros (all rows by
+// default; R from the row lengths). Throws InvalidArgument for a negative m.
+RowStats row_stats(const Offset* row_ptr, Ordinal m, Ordinal ncols,
+                   Offset max_len = std::numeric_limits<Offset>::max());
 
-// R of P(k) ~ k^-R for the counts k = ptr(i+1) - ptr(i) of a row or column pointer array
+// R of P(k) ~ k^-R for the counts k = ptr[i+1] - ptr[i], i < len, of a row or column pointer
 // (MSREP Sec. 5.2): least-squares slope of log density against log k over power-of-two bins
 // [2^b, 2^(b+1)) of the non-zero counts; empty rows/columns do not enter. NaN if fewer than two
 // bins are occupied.
-double power_law_exponent(const HostView<Offset>& ptr);
+double power_law_exponent(const Offset* ptr, Offset len);
 
 // One line: "m x n, nnz N, per row mean/max/std, E empty rows, R=...".
 std::string summary(const RowStats& s);

@@ -4,22 +4,12 @@
 
 #include <vector>
 
+#include "kspmv/core/csr_pointers.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/options.hpp"
 #include "kspmv/core/types.hpp"
 
 namespace kspmv {
-
-// Plain pointer view of a CSR matrix (host or device memory, depending on who holds it).
-template <class Scalar, class OffsetT = Offset>
-struct CsrPointers {
-  const OffsetT* row_ptr = nullptr;  // m + 1
-  const Ordinal* col = nullptr;      // nnz
-  const Scalar* val = nullptr;       // nnz
-  Ordinal m = 0;
-  Ordinal n = 0;
-  OffsetT nnz() const { return m > 0 ? row_ptr[m] : (row_ptr ? row_ptr[0] : 0); }
-};
 
 // Milliseconds of the last apply on one device of a multi-device operator, from events on that
 // device: kernels (from the start of its first kernel to the end of its last), exchange (the

@@ -1,6 +1,5 @@
 #include "kspmv/core/options.hpp"
 
-#include <array>
 #include <utility>
 
 #include "kspmv/core/error.hpp"
@@ -8,23 +7,12 @@
 namespace kspmv {
 
 namespace {
-constexpr std::array<std::pair<Kernel, const char*>, 12> kKernelNames = {{
-    {Kernel::Auto, "auto"},
-    {Kernel::Csr, "csr"},
-    {Kernel::Coo, "coo"},
-    {Kernel::Csc, "csc"},
-    {Kernel::CsrVector, "csr-vector"},
-    {Kernel::PartialOverlap, "partial-overlap"},
-    {Kernel::FullOverlap, "full-overlap"},
-    {Kernel::Seg, "seg"},
-    {Kernel::SegR, "seg-r"},
-    {Kernel::Cusparse, "cusparse"},
-    {Kernel::CusparseAlg2, "cusparse-alg2"},
-    {Kernel::Hbp, "hbp"},
-}};
+#define KSPMV_KERNEL_NAME(e, name) {Kernel::e, name},
+constexpr std::pair<Kernel, const char*> kKernelNames[] = {KSPMV_KERNELS(KSPMV_KERNEL_NAME)};
+#undef KSPMV_KERNEL_NAME
 
 template <class Enum, std::size_t N>
-Enum parse(const std::array<std::pair<Enum, const char*>, N>& table, const std::string& name,
+Enum parse(const std::pair<Enum, const char*> (&table)[N], const std::string& name,
            const char* what) {
   std::string valid;
   for (const auto& [value, text] : table) {
@@ -35,20 +23,20 @@ Enum parse(const std::array<std::pair<Enum, const char*>, N>& table, const std::
 }
 
 template <class Enum, std::size_t N>
-const char* name_of(const std::array<std::pair<Enum, const char*>, N>& table, Enum e) {
+const char* name_of(const std::pair<Enum, const char*> (&table)[N], Enum e) {
   for (const auto& [value, text] : table)
     if (value == e) return text;
   return "?";
 }
 
-constexpr std::array<std::pair<Backend, const char*>, 2> kBackendNames = {{
+constexpr std::pair<Backend, const char*> kBackendNames[] = {
     {Backend::Host, "host"},
     {Backend::Cuda, "cuda"},
-}};
-constexpr std::array<std::pair<Residency, const char*>, 2> kResidencyNames = {{
+};
+constexpr std::pair<Residency, const char*> kResidencyNames[] = {
     {Residency::Resident, "resident"},
     {Residency::Streamed, "streamed"},
-}};
+};
 }  // namespace
 
 const char* to_string(Backend b) {
@@ -68,12 +56,6 @@ Kernel parse_kernel(const std::string& n) {
 }
 Residency parse_residency(const std::string& n) {
   return parse(kResidencyNames, n, "residency");
-}
-
-std::vector<Kernel> all_kernels() {
-  std::vector<Kernel> v;
-  for (const auto& entry : kKernelNames) v.push_back(entry.first);
-  return v;
 }
 
 }  // namespace kspmv

@@ -9,20 +9,25 @@ namespace kspmv {
 
 enum class Backend { Host, Cuda };
 
-enum class Kernel {
-  Auto,            // chosen from row statistics (and, optionally, timing)
-  Csr,             // host: team-per-row-block CSR
-  Coo,             // host: COO
-  Csc,             // host: CSC (scatter by columns)
-  CsrVector,       // CUDA: 1..32 threads per row
-  PartialOverlap,  // CSR-Partial-Overlap (paper 4): batches + memcpy_async pipeline
-  FullOverlap,     // CSR-Full-Overlap (paper 4): streamed big batches from pinned host memory
-  Seg,             // segSpMV (paper 5)
-  SegR,            // segSpMV-r (paper 5): tree reduction of segments
-  Cusparse,        // cusparseSpMV CSR_ALG1
-  CusparseAlg2,    // cusparseSpMV CSR_ALG2
-  Hbp,             // hash-based 2D partition (paper 3)
-};
+// Every kernel once: X(enumerator, command-line name). Which backend runs it, and how, is the
+// kernel registry's business (kspmv/registry.hpp); this list only names them.
+#define KSPMV_KERNELS(X)                                                                          \
+  X(Auto, "auto")                      /* chosen from row statistics (and, optionally, timing) */ \
+  X(Csr, "csr")                        /* host: team-per-row-block CSR */                         \
+  X(Coo, "coo")                        /* host: COO */                                            \
+  X(Csc, "csc")                        /* host: CSC (scatter by columns) */                       \
+  X(CsrVector, "csr-vector")           /* CUDA: 1..32 threads per row */                          \
+  X(PartialOverlap, "partial-overlap") /* CSR-Partial-Overlap (paper 4) */                        \
+  X(FullOverlap, "full-overlap")       /* CSR-Full-Overlap (paper 4): matrix streamed */          \
+  X(Seg, "seg")                        /* segSpMV (paper 5) */                                    \
+  X(SegR, "seg-r")                     /* segSpMV-r (paper 5): tree reduction of segments */      \
+  X(Cusparse, "cusparse")              /* cusparseSpMV CSR_ALG1 */                                \
+  X(CusparseAlg2, "cusparse-alg2")     /* cusparseSpMV CSR_ALG2 */                                \
+  X(Hbp, "hbp")                        /* hash-based 2D partition (paper 3) */
+
+#define KSPMV_KERNEL_ENUMERATOR(e, name) e,
+enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
+#undef KSPMV_KERNEL_ENUMERATOR
 
 // Where the matrix lives during apply (DESIGN.md "Residency").
 enum class Residency { Resident, Streamed };
@@ -35,8 +40,6 @@ const char* to_string(Residency r);
 Backend parse_backend(const std::string& name);
 Kernel parse_kernel(const std::string& name);
 Residency parse_residency(const std::string& name);
-// Every kernel name, in declaration order.
-std::vector<Kernel> all_kernels();
 
 // Options::devices = {kAllDevices}: every CUDA device present (the host backend: one).
 inline constexpr int kAllDevices = -1;

@@ -8,6 +8,8 @@
 #include <numeric>
 #include <string>
 
+#include "kspmv/core/error.hpp"
+
 namespace kspmv {
 
 namespace {

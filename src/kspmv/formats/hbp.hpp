@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kspmv/core/operator_impl.hpp"
+#include "kspmv/core/csr_pointers.hpp"
 #include "kspmv/core/types.hpp"
 
 namespace kspmv {

@@ -2,8 +2,8 @@
 // to a kspmv::Operator (host backend, or one CUDA device with host vectors).
 #pragma once
 
+#include "kspmv/core/cg_result.hpp"
 #include "kspmv/operator.hpp"
-#include "kspmv/solvers/cg_result.hpp"
 
 namespace kspmv {
 

@@ -1,4 +1,4 @@
-#include "common.hpp"
+#include "tools/common.hpp"
 
 #include <unistd.h>
 
@@ -10,12 +10,12 @@
 #include <sstream>
 #include <vector>
 
-#include "args.hpp"
-#include "backends/host/reference.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "testing/reference.hpp"
+#include "tools/args.hpp"
 
-namespace kspmv::cli {
+namespace kspmv::tools {
 
 namespace {
 
@@ -110,4 +110,4 @@ template double check<double>(Operator<double>&, const CsrMatrix<double>&, doubl
 template Timing time_applies<float>(Operator<float>&, float, float, int, std::uint64_t);
 template Timing time_applies<double>(Operator<double>&, double, double, int, std::uint64_t);
 
-}  // namespace kspmv::cli
+}  // namespace kspmv::tools

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace kspmv::cli {
+namespace kspmv::tools {
 
 // Bad command line: the tool prints it on one line and exits with status 2.
 class UsageError : public std::runtime_error {
@@ -58,8 +58,11 @@ ParsedArgs parse_args(const Command& command, const std::vector<std::string>& ar
 // The text of `kspmv NAME --help`.
 std::string command_help(const Command& command);
 
+// The non-empty parts of `s` between separators `sep`.
+std::vector<std::string> split(const std::string& s, char sep);
+
 // Strict conversions: the whole word must be a finite number. `what` names it in the error.
 long parse_integer(const std::string& word, const std::string& what);
 double parse_number(const std::string& word, const std::string& what);
 
-}  // namespace kspmv::cli
+}  // namespace kspmv::tools

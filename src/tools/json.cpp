@@ -1,9 +1,9 @@
-#include "json.hpp"
+#include "tools/json.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace kspmv::cli {
+namespace kspmv::tools {
 
 std::string json_quote(const std::string& s) {
   std::string q = "\"";
@@ -106,4 +106,4 @@ JsonWriter& JsonWriter::value(double d) {
   return *this;
 }
 
-}  // namespace kspmv::cli
+}  // namespace kspmv::tools

@@ -1,11 +1,11 @@
-#include "args.hpp"
+#include "tools/args.hpp"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 
-namespace kspmv::cli {
+namespace kspmv::tools {
 
 namespace {
 
@@ -144,4 +144,12 @@ std::string command_help(const Command& command) {
   return out.str();
 }
 
-}  // namespace kspmv::cli
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string p; std::getline(in, p, sep);)
+    if (!p.empty()) parts.push_back(p);
+  return parts;
+}
+
+}  // namespace kspmv::tools

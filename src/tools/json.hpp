@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace kspmv::cli {
+namespace kspmv::tools {
 
 class JsonWriter {
  public:
@@ -46,4 +46,4 @@ class JsonWriter {
 // `s` as a quoted JSON string literal.
 std::string json_quote(const std::string& s);
 
-}  // namespace kspmv::cli
+}  // namespace kspmv::tools

@@ -1,5 +1,5 @@
-// What the tool's commands share: loading a matrix from a file or a generator spec, checking an
-// Operator against the reference, timing it, and the effective-bandwidth model.
+// What the kspmv tool and the benchmarks share: loading a matrix from a file or a generator spec,
+// checking an Operator against the reference, timing it, and the effective-bandwidth model.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "kspmv/formats/csr.hpp"
 #include "kspmv/operator.hpp"
 
-namespace kspmv::cli {
+namespace kspmv::tools {
 
 // "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz).
 // Progress goes to stderr only when stderr is a terminal.
@@ -20,14 +20,6 @@ CsrMatrix<Scalar> load_matrix(const std::string& source);
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.
 std::vector<int> parse_devices(const std::string& list);
-inline const char* kDevicesHelp =
-    "device ids, comma-separated, or all (default 0); several: the matrix is partitioned over "
-    "them (the host backend emulates that many devices)";
-
-inline const char* kPartitionHelp =
-    "multi-device partition: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host), pcoo (default nz)";
-inline const char* kExchangeHelp =
-    "multi-device exchange: auto, allgather, merge, halo (default auto)";
 
 // True when stderr is a terminal (progress lines are shown only then).
 bool stderr_is_terminal();
@@ -63,4 +55,4 @@ const char* precision_name() {
   return sizeof(Scalar) == sizeof(float) ? "float" : "double";
 }
 
-}  // namespace kspmv::cli
+}  // namespace kspmv::tools

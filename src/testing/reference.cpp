@@ -1,4 +1,4 @@
-#include "backends/host/reference.hpp"
+#include "testing/reference.hpp"
 
 #include <cmath>
 #include <limits>

@@ -11,9 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "backends/host/reference.hpp"
-#include "kspmv/core/operator_impl.hpp"
+#include "kspmv/core/csr_pointers.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/gen/generators.hpp"
+#include "testing/reference.hpp"
 
 namespace kspmv::test {
 
@@ -89,6 +90,7 @@ std::vector<std::pair<std::string, CsrMatrix<Scalar>>> zoo() {
   std::vector<std::pair<std::string, CsrMatrix<Scalar>>> z;
   z.emplace_back("empty_0x0", from_triplets<Scalar>(0, 0, {}));
   z.emplace_back("one_by_one", from_triplets<Scalar>(1, 1, T{{0, 0, 2.5}}));
+  z.emplace_back("no_rows_0x5", from_triplets<Scalar>(0, 5, {}));
   z.emplace_back("all_empty_rows_5x7", from_triplets<Scalar>(5, 7, {}));
   z.emplace_back("some_empty_rows",
                  from_triplets<Scalar>(6, 6, T{{0, 1, 1}, {2, 2, -2}, {2, 5, 3}, {5, 0, 4}}));
@@ -112,6 +114,7 @@ std::vector<std::pair<std::string, CsrMatrix<Scalar>>> zoo() {
       "unsorted_input",
       from_triplets<Scalar>(4, 4, T{{3, 0, 1}, {0, 3, 2}, {2, 1, 3}, {0, 0, 4}, {3, 3, 5}}));
   z.emplace_back("random_1000", random_matrix<Scalar>(1000, 1000, 12, 3));
+  z.emplace_back("power_law_rmat", gen::kronecker<Scalar>(9, 8, 4));
   return z;
 }
 

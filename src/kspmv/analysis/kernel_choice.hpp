@@ -1,0 +1,48 @@
+// Decisions made from row statistics alone, testable without a GPU: the Kernel::Auto rule of the
+// CUDA backend and CSR-Vector's lanes per row.
+#pragma once
+
+#include <cstddef>
+
+#include "kspmv/analysis/row_stats.hpp"
+#include "kspmv/core/options.hpp"
+
+namespace kspmv::analysis {
+
+// Below this many non-zeros an SpMV takes a few microseconds and launch latency decides; above
+// it, memory bandwidth does.
+inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
+
+// The Kernel::Auto rule of the CUDA backend (no timing), from the row statistics and the bytes
+// of one value (4 or 8). "Skewed": max > 8 * mean + 32.
+//   no non-zeros                                        -> csr-vector
+//   nnz < kAutoLatencyNnz (latency-bound):
+//     skewed or power law (cv > 1)                      -> seg (balanced tiles, one pass)
+//     otherwise                                         -> csr-vector (one light kernel, lanes
+//                                                          by csr_vector_lanes)
+//   nnz >= kAutoLatencyNnz (bandwidth-bound):
+//     skewed or power law (cv > 1)                      -> cusparse
+//     short rows (mean < 6, cv < 0.5)                   -> csr-vector
+//     float, otherwise                                  -> cusparse (csr-vector measured 0.83x on
+//                                                          the geometric graph, 0.95x on the
+//                                                          27-point stencil)
+//     double, near-equal rows of up to 12 entries       -> seg (coalesced tiles, no padding; the
+//     (cv < 0.2; the uniform random family)                uniform random family)
+//     double, otherwise                                 -> csr-vector
+// Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
+// measured faster than cuSPARSE, the rule keeps cuSPARSE. Options::autotune times the
+// candidates instead.
+Kernel auto_kernel(const RowStats& s, std::size_t value_bytes);
+
+// CSR-Vector's lanes per row from the mean and coefficient of variation of the row lengths and
+// the row count (measured with spmv_bench --vector-sizes on an H100; paper 4's Table 2 is for its
+// shared-memory batches, where 2 lanes on 27-entry rows reached only 60% of copy bandwidth):
+// - at least 2^18 rows of at most 6 near-equal entries (cv < 0.2): 1, each thread streams its
+//   contiguous row (the 5-point Laplacian: 100% of copy; 4 lanes: 75%);
+// - otherwise 4: a warp's loads span 8 neighbouring rows, which stay in L1 (27-point stencil
+//   86% of copy; random geometric graph 1.75x faster than 1 lane);
+// - fewer rows (latency-bound): doubled while rows * lanes < 2^18, up to the mean rounded up
+//   to a power of two (at most 32).
+int csr_vector_lanes(double mean, double cv, Ordinal rows);
+
+}  // namespace kspmv::analysis

@@ -1,0 +1,127 @@
+// The kernel registry (registry.hpp): the backends' tables and factories behind one list.
+#include "kspmv/registry.hpp"
+
+#include <string>
+
+#include "backends/host/host_operator.hpp"
+#include "backends/host/multi_device.hpp"
+#include "kspmv/core/error.hpp"
+#ifdef KSPMV_HAVE_CUDA
+#include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/multi_operator.hpp"
+#endif
+
+namespace kspmv {
+
+namespace {
+
+std::vector<KernelInfo> build_registry() {
+  std::vector<KernelInfo> rows;
+  for (const auto& row : host::kernel_table<double>()) rows.push_back(row.info);
+#ifdef KSPMV_HAVE_CUDA
+  for (const auto& row : cuda::kernel_table<double>()) rows.push_back(row.info);
+#endif
+  return rows;
+}
+
+bool is_streamed(const KernelInfo& row) {
+  return row.residency == Residency::Streamed;
+}
+bool any(const KernelInfo&) {
+  return true;
+}
+bool on_devices(const KernelInfo& row) {
+  return row.multi_device;
+}
+
+// "csr, coo, ..." of the rows of a backend that `keep` accepts, for error messages.
+std::string names_of(Backend backend, bool (*keep)(const KernelInfo&)) {
+  std::string names;
+  for (const auto& row : kernel_registry())
+    if (row.backend == backend && keep(row))
+      names += (names.empty() ? "" : ", ") + std::string(to_string(row.kernel));
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+const std::vector<KernelInfo>& kernel_registry() {
+  static const std::vector<KernelInfo> rows = build_registry();
+  return rows;
+}
+
+std::vector<KernelInfo> kernels_of(Backend backend) {
+  std::vector<KernelInfo> rows;
+  for (const auto& row : kernel_registry())
+    if (row.backend == backend) rows.push_back(row);
+  return rows;
+}
+
+const KernelInfo* find_kernel(Backend backend, Kernel kernel) {
+  for (const auto& row : kernel_registry())
+    if (row.backend == backend && row.kernel == kernel) return &row;
+  return nullptr;
+}
+
+bool supports(Backend backend, Kernel kernel) {
+#ifndef KSPMV_HAVE_CUDA
+  if (backend == Backend::Cuda) return false;
+#endif
+  return kernel == Kernel::Auto || find_kernel(backend, kernel) != nullptr;
+}
+
+int cuda_device_count() {
+#ifdef KSPMV_HAVE_CUDA
+  return cuda::device_count();
+#else
+  return 0;
+#endif
+}
+
+namespace detail {
+
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
+                                                         const Options& o) {
+  const std::string backend = to_string(o.backend);
+  if (!supports(o.backend, o.kernel)) {
+    if (o.backend == Backend::Cuda && kernels_of(Backend::Cuda).empty())
+      throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
+    throw UnsupportedError("the " + backend + " backend does not run kernel '" +
+                           to_string(o.kernel) + "' (it runs auto, " + names_of(o.backend, any) +
+                           ")");
+  }
+  const KernelInfo* row = find_kernel(o.backend, o.kernel);  // null for Auto
+  const bool streams = row ? is_streamed(*row) : names_of(o.backend, is_streamed) != "none";
+  if (o.residency == Residency::Streamed && !streams)
+    throw UnsupportedError("the " + backend + " backend streams the matrix with kernels: " +
+                           names_of(o.backend, is_streamed) + " (not '" + to_string(o.kernel) +
+                           "')");
+  const bool multi = o.devices.size() > 1;
+  if (multi && row && !row->multi_device)
+    throw UnsupportedError("the " + backend + " backend runs kernel '" + to_string(o.kernel) +
+                           "' on one device only (on several: auto, " +
+                           names_of(o.backend, on_devices) + ")");
+  if (multi && o.residency == Residency::Streamed)
+    throw UnsupportedError("streamed residency runs on one device only");
+  if (o.backend == Backend::Host)
+    return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
+#ifdef KSPMV_HAVE_CUDA
+  const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                              a.ncols};
+  if (multi)  // the Views are shared: they keep the matrix alive while the partition is tuned
+    return cuda::make_multi_operator(p, std::make_shared<const CsrMatrix<Scalar>>(a), o);
+  return cuda::make_operator(p, o);
+#else
+  throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
+#endif
+}
+
+template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const CsrMatrix<float>&,
+                                                                 const Options&);
+template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const CsrMatrix<double>&,
+                                                                  const Options&);
+
+}  // namespace detail
+
+}  // namespace kspmv

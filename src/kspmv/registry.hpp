@@ -1,0 +1,41 @@
+// The kernel registry: every kernel this build runs, one row per (backend, kernel), with what the
+// Operator checks and what the tests, the benchmarks and `kspmv demo` iterate. The rows live in
+// each backend's table beside the factories (backends/host/host_operator.cpp and
+// backends/cuda/cuda_operator.cpp); the Operator reaches the backends only through here.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kspmv/core/kernel_info.hpp"
+#include "kspmv/core/operator_impl.hpp"
+#include "kspmv/formats/csr.hpp"
+
+namespace kspmv {
+
+// Every row of every backend built in, host first, in each backend's table order. Kernel::Auto
+// is no row: every backend takes it.
+const std::vector<KernelInfo>& kernel_registry();
+
+// The rows of one backend (empty for CUDA in a build without it).
+std::vector<KernelInfo> kernels_of(Backend backend);
+
+// The row of `kernel` on `backend`, or nullptr when that backend does not run it.
+const KernelInfo* find_kernel(Backend backend, Kernel kernel);
+
+// Whether `backend` runs `kernel` in this build (Kernel::Auto: every backend built in).
+bool supports(Backend backend, Kernel kernel);
+
+// Number of CUDA devices usable by this build (0 without the CUDA backend or without a GPU).
+int cuda_device_count();
+
+namespace detail {
+// The backend's execution of `options` (devices resolved) for `a`, after the registry's checks:
+// the kernel runs on the backend, the residency and the device count suit it. Throws
+// UnsupportedError naming what the backend offers instead.
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
+                                                         const Options& options);
+}  // namespace detail
+
+}  // namespace kspmv

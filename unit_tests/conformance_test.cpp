@@ -1,0 +1,200 @@
+// The conformance test: every kernel of the registry (and Auto on each backend, with and without
+// autotuning on CUDA) through kspmv::Operator, on the edge-case zoo and two larger matrices, for
+// several (alpha, beta) with NaN in y when beta == 0, in float and double, with the vectors in host
+// memory (Views and pointers) and, on CUDA, in device memory; each result against the long-double
+// oracle with the output poisoned first. CUDA cases skip without a GPU. A new kernel is tested
+// here as soon as its registry row exists. The sanitizer run of the GPU suite selects the small
+// cases with --gtest_filter='*Zoo*'.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kspmv/core/error.hpp"
+#include "kspmv/operator.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
+#ifdef KSPMV_HAVE_CUDA
+#include "backends/cuda/memory.hpp"
+#endif
+
+namespace kspmv::test {
+namespace {
+
+struct Case {
+  Backend backend;
+  Kernel kernel;
+  bool autotune;
+};
+
+// Auto on each backend built in (and Auto autotuned on CUDA), then every registry row.
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (const Backend b : {Backend::Host, Backend::Cuda}) {
+    if (!supports(b, Kernel::Auto)) continue;
+    all.push_back({b, Kernel::Auto, false});
+    if (b == Backend::Cuda) all.push_back({b, Kernel::Auto, true});
+  }
+  for (const KernelInfo& row : kernel_registry()) all.push_back({row.backend, row.kernel, false});
+  return all;
+}
+
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+  std::string name = std::string(to_string(info.param.backend)) + "_" +
+                     to_string(info.param.kernel) + (info.param.autotune ? "_autotune" : "");
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+// Where x and y live during apply.
+enum class Vectors { HostViews, HostPointers, DevicePointers };
+
+// (alpha, beta): beta == 0 runs on a NaN-poisoned y, beta != 0 on a random y.
+const std::vector<std::pair<double, double>> kScalars = {
+    {1.5, 0.0}, {-0.75, 2.0}, {0.0, 0.5}, {0.0, 0.0}, {1.0, 1.0}};
+
+template <class S>
+void apply(Operator<S>& op, S alpha, const std::vector<S>& x, S beta, std::vector<S>& y,
+           Vectors where) {
+  if (where == Vectors::HostPointers) return op.apply(alpha, x.data(), beta, y.data());
+  if (where == Vectors::HostViews) {
+    const HostView<const S> xv(x.data(), x.size());
+    const HostView<S> yv(y.data(), y.size());
+    return op.apply(alpha, xv, beta, yv);
+  }
+#ifdef KSPMV_HAVE_CUDA
+  cuda::DeviceBuffer<S> dx(x.size()), dy(y.size());
+  dx.upload(x.data());
+  dy.upload(y.data());
+  op.apply(alpha, dx.data(), beta, dy.data(), true);
+  dy.download(y.data());
+#endif
+}
+
+class Conformance : public testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    if (GetParam().backend == Backend::Cuda && cuda_device_count() == 0)
+      GTEST_SKIP() << "no CUDA device";
+  }
+
+  std::vector<Vectors> vector_places() const {
+    if (GetParam().backend == Backend::Cuda)
+      return {Vectors::HostPointers, Vectors::DevicePointers};
+    return {Vectors::HostViews, Vectors::HostPointers};
+  }
+
+  // Every (alpha, beta) on fresh random x, for each place of the vectors; repeated past the
+  // autotuning phase when autotuning.
+  template <class S>
+  void check(const CsrMatrix<S>& a, const std::string& what) {
+    Options o;
+    o.backend = GetParam().backend;
+    o.kernel = GetParam().kernel;
+    o.autotune = GetParam().autotune;
+    Operator<S> op(a, o);
+    const int rounds = o.autotune ? 4 : 1;
+    std::uint64_t seed = 11;
+    for (int r = 0; r < rounds; ++r)
+      for (const Vectors where : vector_places())
+        for (const auto& [alpha_d, beta_d] : kScalars) {
+          const S alpha = static_cast<S>(alpha_d), beta = static_cast<S>(beta_d);
+          const auto x = random_vector<S>(a.ncols, ++seed);
+          const auto y0 = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
+          auto y = y0, ref = y0;
+          reference::spmv(alpha, a, x.data(), beta, ref.data());
+          apply(op, alpha, x, beta, y, where);
+          EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
+              << what << " alpha=" << alpha_d << " beta=" << beta_d << " vectors "
+              << static_cast<int>(where) << " kernel " << to_string(op.kernel());
+        }
+  }
+};
+
+TEST_P(Conformance, ZooMatchesReference) {
+  for (const auto& [name, a] : zoo<float>()) check(a, "float " + name);
+  for (const auto& [name, a] : zoo<double>()) check(a, "double " + name);
+}
+
+// One row of 2e5 non-zeros (CUDA's long-row path), rows of 3000 (between the default thresholds)
+// and short rows.
+template <class S>
+CsrMatrix<S> long_row_matrix() {
+  const Ordinal n = 200000, m = 1000;
+  std::vector<std::tuple<Ordinal, Ordinal, double>> t;
+  for (Ordinal j = 0; j < n; ++j) t.emplace_back(17, j, 1.0 + (j % 13) * 0.25);
+  for (Ordinal i = 100; i < 110; ++i)
+    for (Ordinal j = 0; j < 3000; ++j) t.emplace_back(i, (j * 61 + i) % n, -0.5 + (j % 3));
+  for (Ordinal i = 0; i < m; ++i) t.emplace_back(i, (i * 7919) % n, 2.0);
+  return from_triplets<S>(m, n, t);
+}
+
+TEST_P(Conformance, LongRowMatchesReference) {
+  check(long_row_matrix<float>(), "float long_row");
+  check(long_row_matrix<double>(), "double long_row");
+}
+
+TEST_P(Conformance, RandomLargeMatchesReference) {
+  check(random_matrix<float>(100000, 100000, 8, 21), "float random_1e5");
+  check(random_matrix<double>(100000, 100000, 8, 22), "double random_1e5");
+}
+
+TEST_P(Conformance, ReportsItsKernelAndTimings) {
+  const auto a = random_matrix<double>(500, 400, 6, 9);
+  Options o;
+  o.backend = GetParam().backend;
+  o.kernel = GetParam().kernel;
+  Operator<double> op(a, o);
+  if (o.kernel != Kernel::Auto) {
+    EXPECT_EQ(op.kernel(), o.kernel);
+  } else {
+    EXPECT_NE(find_kernel(o.backend, op.kernel()), nullptr) << to_string(op.kernel());
+  }
+  EXPECT_GE(op.timings().preprocess_ms, 0.0);
+  const auto x = random_vector<double>(a.ncols, 1);
+  auto y = nan_vector<double>(a.nrows);
+  op.apply(1.0, x.data(), 0.0, y.data());
+  EXPECT_GT(op.timings().total_ms, 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, Conformance, testing::ValuesIn(cases()), case_name);
+
+// The registry itself: every row names its backend's kernel once, supports() agrees with it, and
+// the Operator refuses what the registry does not list.
+TEST(Registry, RowsAreUniqueAndAgreeWithSupports) {
+  const auto& rows = kernel_registry();
+  ASSERT_FALSE(rows.empty());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_NE(rows[i].kernel, Kernel::Auto);
+    EXPECT_TRUE(supports(rows[i].backend, rows[i].kernel));
+    EXPECT_EQ(find_kernel(rows[i].backend, rows[i].kernel), &rows[i]);
+    EXPECT_STRNE(rows[i].summary, "");
+    for (std::size_t j = 0; j < i; ++j)
+      EXPECT_FALSE(rows[i].backend == rows[j].backend && rows[i].kernel == rows[j].kernel);
+  }
+  EXPECT_TRUE(supports(Backend::Host, Kernel::Auto));
+}
+
+TEST(Registry, OperatorRefusesUnlistedKernelsAndResidencies) {
+  const auto a = random_matrix<double>(20, 20, 3, 6);
+  for (const Backend b : {Backend::Host, Backend::Cuda})
+    for (Kernel k : {Kernel::Csr, Kernel::Coo, Kernel::CsrVector, Kernel::FullOverlap}) {
+      if (supports(b, k)) continue;
+      Options o;
+      o.backend = b;
+      o.kernel = k;
+      EXPECT_THROW(Operator<double>(a, o), UnsupportedError) << to_string(b) << " " << to_string(k);
+    }
+  Options streamed;  // the host backend has no streamed kernel
+  streamed.residency = Residency::Streamed;
+  EXPECT_THROW(Operator<double>(a, streamed), UnsupportedError);
+  Options seg_on_two;  // the host emulation of several devices runs csr only
+  seg_on_two.kernel = Kernel::Seg;
+  seg_on_two.devices = {0, 1};
+  EXPECT_THROW(Operator<double>(a, seg_on_two), UnsupportedError);
+}
+
+}  // namespace
+}  // namespace kspmv::test
