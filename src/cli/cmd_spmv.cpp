@@ -11,6 +11,13 @@ namespace kspmv::cli {
 
 namespace {
 
+// "0,1" of a device list.
+std::string device_list(const std::vector<int>& devices) {
+  std::string list;
+  for (int d : devices) list += (list.empty() ? "" : ",") + std::to_string(d);
+  return list;
+}
+
 template <class Scalar>
 int run_spmv(const ParsedArgs& args, const Options& options) {
   const std::string source = args.positionals[0];
@@ -27,6 +34,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
   const bool ok = error <= tol;
   const double gbs = effective_bytes(a) / (t.ms * 1e6);
   const double gflops = 2.0 * static_cast<double>(a.nnz()) / (t.ms * 1e6);
+  const bool multi = op.options().devices.size() > 1;
 
   if (args.flag("json")) {
     JsonWriter j(std::cout);
@@ -40,7 +48,16 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         .field("kernel_requested", to_string(options.kernel))
         .field("kernel", to_string(op.kernel()))
         .field("residency", to_string(options.residency))
-        .field("alpha", static_cast<double>(alpha))
+        .key("devices")
+        .begin_array();
+    for (int d : op.options().devices) j.value(d);
+    j.end_array();
+    if (multi) {
+      j.field("partition", options.partition).field("exchange", options.exchange);
+    } else {  // one device: no partition, no exchange
+      j.key("partition").null().key("exchange").null();
+    }
+    j.field("alpha", static_cast<double>(alpha))
         .field("beta", static_cast<double>(beta))
         .field("runs", t.runs)
         .field("time_ms", t.ms)
@@ -59,6 +76,10 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         "operator   backend %s, kernel %s (asked: %s), residency %s, preprocessing %.3f ms\n",
         to_string(options.backend), to_string(op.kernel()), to_string(options.kernel),
         to_string(options.residency), op.timings().preprocess_ms);
+    std::printf(
+        "devices    %s%s\n", device_list(op.options().devices).c_str(),
+        multi ? (", partition " + options.partition + ", exchange " + options.exchange).c_str()
+              : " (one device: no partition, no exchange)");
     std::printf("time       %.4f ms per SpMV (median of %d; whole apply %.4f ms)\n", t.ms, t.runs,
                 t.apply_ms);
     std::printf("speed      %.2f GB/s effective, %.2f GFLOP/s\n", gbs, gflops);

@@ -1,9 +1,12 @@
 #include "kspmv/operator.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/registry.hpp"
+#include "partitioners/exchange.hpp"
+#include "partitioners/partition_plan.hpp"
 
 namespace kspmv {
 
@@ -16,8 +19,33 @@ Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
     options_.devices.clear();
     for (int d = 0; d < count; ++d) options_.devices.push_back(d);
   }
+  // Every option is checked, whatever the others are (the partition and exchange names too,
+  // although one device uses neither).
+  part::parse_scheme(options_.partition);
+  part::parse_exchange(options_.exchange);
+  if (options_.validate) a.validate();
   impl_ = detail::make_operator_impl(a, options_);
 }
+
+template <class Scalar>
+OperatorImpl<Scalar>& Operator<Scalar>::impl() const {
+  if (!impl_) throw InvalidArgument("Operator: used after it was moved from");
+  return *impl_;
+}
+
+namespace {
+// Throws InvalidArgument when x[0, nx) and y[0, ny) share memory: the kernels read x while they
+// write y.
+template <class Scalar>
+void check_no_alias(const Scalar* x, std::size_t nx, const Scalar* y, std::size_t ny) {
+  if (nx == 0 || ny == 0) return;
+  const auto xa = reinterpret_cast<std::uintptr_t>(x), ya = reinterpret_cast<std::uintptr_t>(y);
+  if (xa < ya + ny * sizeof(Scalar) && ya < xa + nx * sizeof(Scalar))
+    throw InvalidArgument(
+        "apply: x and y overlap in memory; y = alpha*A*x + beta*y needs them "
+        "apart");
+}
+}  // namespace
 
 template <class Scalar>
 Operator<Scalar>::~Operator() = default;
@@ -35,7 +63,8 @@ void Operator<Scalar>::apply(Scalar alpha, const HostView<const Scalar>& x, Scal
                           std::to_string(y.extent(0)) + ", the matrix is " +
                           std::to_string(nrows_) + " x " + std::to_string(ncols_));
   }
-  impl_->apply_host(alpha, x.data(), beta, y.data());
+  check_no_alias(x.data(), x.extent(0), y.data(), y.extent(0));
+  impl().apply_host(alpha, x.data(), beta, y.data());
 }
 
 template <class Scalar>
@@ -49,20 +78,21 @@ void Operator<Scalar>::apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar*
                              bool device_pointers) {
   if ((ncols_ > 0 && x == nullptr) || (nrows_ > 0 && y == nullptr))
     throw InvalidArgument("apply: null vector pointer");
+  check_no_alias(x, static_cast<std::size_t>(ncols_), y, static_cast<std::size_t>(nrows_));
   if (device_pointers)
-    impl_->apply_device(alpha, x, beta, y);
+    impl().apply_device(alpha, x, beta, y);
   else
-    impl_->apply_host(alpha, x, beta, y);
+    impl().apply_host(alpha, x, beta, y);
 }
 
 template <class Scalar>
 Kernel Operator<Scalar>::kernel() const {
-  return impl_->kernel();
+  return impl().kernel();
 }
 
 template <class Scalar>
 Timings Operator<Scalar>::timings() const {
-  return impl_->timings();
+  return impl().timings();
 }
 
 template class Operator<float>;

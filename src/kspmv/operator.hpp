@@ -14,15 +14,17 @@ namespace kspmv {
 template <class Scalar>
 class Operator {
  public:
-  // Does all preprocessing (format conversion, device upload, partitioning) now. The matrix
-  // is shared, not copied, by the host backend: do not modify it while the Operator lives.
+  // Does all preprocessing (format conversion, device upload, partitioning) now, after checking
+  // the matrix (Options::validate). The matrix is shared, not copied, by the host backend: do
+  // not modify it while the Operator lives. A moved-from Operator throws InvalidArgument.
   explicit Operator(const CsrMatrix<Scalar>& a, Options options = {});
   ~Operator();
   Operator(Operator&&) noexcept;
   Operator& operator=(Operator&&) noexcept;
 
   // y = alpha*A*x + beta*y with host vectors. beta == 0 overwrites y (NaN included);
-  // alpha == 0 leaves A unread. Throws InvalidArgument when the extents do not match.
+  // alpha == 0 leaves A unread. Throws InvalidArgument when the extents do not match or x and
+  // y overlap.
   void apply(Scalar alpha, const HostView<const Scalar>& x, Scalar beta, const HostView<Scalar>& y);
   void apply(Scalar alpha, const HostView<Scalar>& x, Scalar beta, const HostView<Scalar>& y);
   // The same with raw pointers: host memory, or device memory of options().devices[0]
@@ -36,6 +38,8 @@ class Operator {
   Ordinal ncols() const { return ncols_; }
 
  private:
+  OperatorImpl<Scalar>& impl() const;  // InvalidArgument after a move
+
   Options options_;
   Ordinal nrows_ = 0, ncols_ = 0;
   std::unique_ptr<OperatorImpl<Scalar>> impl_;

@@ -40,11 +40,14 @@ std::vector<int> parse_devices(const std::string& list) {
   std::vector<int> devices;
   std::stringstream in(list);
   std::string item;
-  while (std::getline(in, item, ','))
-    devices.push_back(static_cast<int>(parse_integer(item, "--devices")));
+  while (std::getline(in, item, ',')) {
+    const long id = parse_integer(item, "--devices");
+    if (id < 0 || id > std::numeric_limits<int>::max())
+      throw UsageError("--devices: device ids are from 0 to " +
+                       std::to_string(std::numeric_limits<int>::max()) + " (or all), got " + item);
+    devices.push_back(static_cast<int>(id));
+  }
   if (devices.empty()) throw UsageError("--devices: give a comma-separated list such as 0,1");
-  for (int d : devices)
-    if (d < 0) throw UsageError("--devices: device ids are >= 0 (or all)");
   return devices;
 }
 
@@ -55,7 +58,11 @@ bool stderr_is_terminal() {
 template <class Scalar>
 CsrMatrix<Scalar> load_matrix(const std::string& source) {
   const std::string prefix = "gen:";
-  if (source.compare(0, prefix.size(), prefix) != 0) return io::read_matrix_market<Scalar>(source);
+  if (source.compare(0, prefix.size(), prefix) != 0) {
+    io::ReadOptions options;
+    options.progress = true;  // shown for large files, on a terminal only
+    return io::read_matrix_market<Scalar>(source, options);
+  }
   const bool show = stderr_is_terminal();
   if (show)
     std::cerr << "kspmv: generating " << source.substr(prefix.size()) << " ..." << std::flush;

@@ -88,6 +88,12 @@ JsonWriter& JsonWriter::value(const std::string& s) {
   return *this;
 }
 
+JsonWriter& JsonWriter::null() {
+  separate();
+  out_ << "null";
+  return *this;
+}
+
 JsonWriter& JsonWriter::value(bool b) {
   separate();
   out_ << (b ? "true" : "false");

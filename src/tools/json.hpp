@@ -22,6 +22,7 @@ class JsonWriter {
   JsonWriter& value(const char* s) { return value(std::string(s)); }
   JsonWriter& value(bool b);
   JsonWriter& value(double d);  // NaN and infinities are written as null
+  JsonWriter& null();
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   JsonWriter& value(T v) {
     separate();

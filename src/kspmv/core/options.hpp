@@ -65,6 +65,10 @@ struct Options {
   // of part::tuning_candidates (kPartitionTuneTrials applies each, every one a correct SpMV) and
   // keep the fastest (the paper tunes d_l, d_c in the first iterations). false: Table 3 default.
   bool tune_partition = true;
+  // The Operator checks the matrix in O(nnz) when it is built (sizes, a row pointer that starts at
+  // 0 and never decreases, column indices in range) and throws InvalidArgument naming the first
+  // bad row or entry. false: the caller has checked it (CsrMatrix::validate) and vouches for it.
+  bool validate = true;
 };
 
 inline constexpr int kPartitionTuneTrials = 2;

@@ -24,6 +24,7 @@ std::vector<Offset> bucket(Ordinal nkeys, Offset nnz, KeyAt key, HostView<Offset
 
 template <class Scalar>
 CooMatrix<Scalar> to_coo(const CsrMatrix<Scalar>& a) {
+  a.validate();
   CooMatrix<Scalar> c(a.nrows, a.ncols, a.nnz());
   for (Ordinal i = 0; i < a.nrows; ++i) {
     for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) {
@@ -37,6 +38,7 @@ CooMatrix<Scalar> to_coo(const CsrMatrix<Scalar>& a) {
 
 template <class Scalar>
 CsrMatrix<Scalar> to_csr(const CooMatrix<Scalar>& a) {
+  a.validate();
   const Offset nnz = a.nnz();
   CsrMatrix<Scalar> unsorted(a.nrows, a.ncols, nnz);
   const auto perm = bucket(
@@ -50,6 +52,7 @@ CsrMatrix<Scalar> to_csr(const CooMatrix<Scalar>& a) {
 
 template <class Scalar>
 CscMatrix<Scalar> to_csc(const CsrMatrix<Scalar>& a) {
+  a.validate();
   const Offset nnz = a.nnz();
   CscMatrix<Scalar> c(a.nrows, a.ncols, nnz);
   // Row-major traversal + stable bucketing by column keeps rows sorted within each column.

@@ -1,4 +1,5 @@
-// Pure host conversions between CSR, COO and CSC, and CSR clean-up.
+// Pure host conversions between CSR, COO and CSC, and CSR clean-up. Each checks its input
+// (validate(): InvalidArgument naming the first bad row or entry) before it writes anything.
 #pragma once
 
 #include "kspmv/formats/coo.hpp"

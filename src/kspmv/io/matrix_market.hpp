@@ -18,8 +18,9 @@ struct MatrixMarketInfo {
 };
 
 struct ReadOptions {
-  // A progress line on stderr, only when the file is > 50 MB AND stderr is a terminal.
-  bool progress = true;
+  // A progress line on stderr, only when the file is > 50 MB AND stderr is a terminal. Off by
+  // default: the library prints nothing unless asked (the kspmv tool asks).
+  bool progress = false;
 };
 
 // Reads the banner and the size line only. Throws ParseError like read_matrix_market.
