@@ -144,11 +144,10 @@ GpuBuildTimes time_gpu_build(int reps, F build) {
 
 template <class S>
 bool same_arrays(const HbpMatrix<S>& x, const HbpMatrix<S>& y) {
-  return x.block_row == y.block_row && x.block_col == y.block_col &&
-         x.combine_ptr == y.combine_ptr && x.combine_block == y.combine_block &&
-         x.begin_nnz == y.begin_nnz && x.output_hash == y.output_hash && x.zero_row == y.zero_row &&
-         x.col == y.col && x.data == y.data && x.add_sign == y.add_sign &&
-         x.dp_padded_nnz == y.dp_padded_nnz;
+  return x.block_row == y.block_row && x.block_col == y.block_col && x.table_ptr == y.table_ptr &&
+         x.begin_nnz == y.begin_nnz && x.output_hash == y.output_hash &&
+         x.combine_ptr == y.combine_ptr && x.col == y.col && x.data == y.data &&
+         x.add_sign == y.add_sign && x.dp_padded_nnz == y.dp_padded_nnz;
 }
 
 template <class S>
@@ -164,7 +163,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   const HbpMatrix<S> gpu = cuda::build_hbp_device(*d, p).download();
   const HbpHash hash = gpu.hash;
   r.blocks = gpu.blocks();
-  r.slots = Offset(gpu.blocks()) * p.block_rows;
+  r.slots = gpu.slots();
   r.hash_a = hash.shift, r.hash_c = hash.fine;
   const HbpBalance balance = hbp_balance(gpu);
   r.std_before = balance.before, r.std_hash = balance.after;

@@ -20,47 +20,81 @@ HbpMatrix<S> build(const CsrMatrix<S>& a, const HbpParams& p,
   return build_hbp(c, p, hbp_sample_hash(c.row_ptr, c.col, c.m, c.n, p), reorder);
 }
 
-// Every array of `h` is consistent: blocks in schedule order, the table a permutation per block,
-// the add_sign chains of a row's elements within its group, each element's column in its block.
+// Every array of `h` is consistent: blocks in schedule order, the table bounded by nnz and a
+// permutation of the (row, block) pairs with entries, each pair's add_sign chain within its
+// block holding exactly the row's entries of that block, the combine part listing each row's
+// pairs by block column.
 template <class S>
 void expect_well_formed(const HbpMatrix<S>& h, const CsrMatrix<S>& a) {
-  const Ordinal N = h.params.block_rows, G = h.groups(), B = h.blocks();
+  const Ordinal N = h.params.block_rows, M = h.params.block_cols, B = h.blocks();
   ASSERT_EQ(h.nnz(), a.nnz());
-  ASSERT_EQ(h.begin_nnz.size(), std::size_t(B) * G + 1);
-  ASSERT_EQ(h.output_hash.size(), std::size_t(B) * N);
-  ASSERT_EQ(h.combine_ptr.size(), std::size_t(h.row_blocks()) + 1);
+  ASSERT_EQ(h.table_ptr.size(), std::size_t(B) + 1);
+  ASSERT_EQ(h.begin_nnz.size(), std::size_t(B) + 1);
+  ASSERT_EQ(h.combine_ptr.size(), std::size_t(a.nrows) + 1);
+  ASSERT_EQ(h.slots(), h.combine_ptr.back());
+  ASSERT_LE(h.slots(), a.nnz());
+  ASSERT_EQ(h.table_ptr.front(), 0);
+  ASSERT_EQ(h.table_ptr.back(), h.slots());
   EXPECT_TRUE(std::is_sorted(h.begin_nnz.begin(), h.begin_nnz.end()));
+  EXPECT_TRUE(std::is_sorted(h.combine_ptr.begin(), h.combine_ptr.end()));
   for (Ordinal b = 1; b < B; ++b) {
     EXPECT_LT(std::make_pair(h.block_col[b - 1], h.block_row[b - 1]),
               std::make_pair(h.block_col[b], h.block_row[b]));
   }
+  // The expected pairs, row-major: row i's entries by column, cut into block-column runs.
+  std::vector<std::pair<Ordinal, S>> entries;
+  std::vector<Offset> run_begin;
+  std::vector<Ordinal> pair_row;
+  for (Ordinal i = 0; i < a.nrows; ++i) {
+    const std::size_t r0 = entries.size();
+    for (Offset k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      entries.emplace_back(a.col_idx[k], a.values[k]);
+    std::sort(entries.begin() + r0, entries.end());
+    for (std::size_t k = r0; k < entries.size(); ++k) {
+      if (k == r0 || entries[k].first / M != entries[k - 1].first / M) {
+        run_begin.push_back(static_cast<Offset>(k));
+        pair_row.push_back(i);
+      }
+    }
+    ASSERT_EQ(Offset(run_begin.size()), h.combine_ptr[i + 1]) << "row " << i;
+  }
+  run_begin.push_back(static_cast<Offset>(entries.size()));
+  std::vector<char> placed(h.slots(), 0);
   Offset seen = 0;
   for (Ordinal b = 0; b < B; ++b) {
-    std::vector<std::uint16_t> perm(h.output_hash.begin() + std::size_t(b) * N,
-                                    h.output_hash.begin() + std::size_t(b + 1) * N);
-    std::sort(perm.begin(), perm.end());
-    for (Ordinal t = 0; t < N; ++t) ASSERT_EQ(perm[t], t) << "block " << b;
-    for (Ordinal g = 0; g < G; ++g) {
-      const Offset g0 = h.begin_nnz[std::size_t(b) * G + g],
-                   g1 = h.begin_nnz[std::size_t(b) * G + g + 1];
-      for (int l = 0; l < kHbpWarp; ++l) {
-        const std::size_t slot = std::size_t(b) * N + g * kHbpWarp + l;
-        if (h.zero_row[slot] < 0) continue;
-        for (Offset j = g0 + l - h.zero_row[slot];; j += h.add_sign[j]) {
-          ASSERT_GE(j, g0);
-          ASSERT_LT(j, g1);
-          ++seen;
+    const Ordinal t0 = h.table_ptr[b], k = h.table_ptr[b + 1] - t0;
+    ASSERT_GE(k, 1) << "block " << b;
+    ASSERT_LE(k, N) << "block " << b;
+    Offset j0 = h.begin_nnz[b];
+    for (Ordinal g0 = 0; g0 < k; g0 += kHbpWarp) {
+      Offset group_nnz = 0;
+      for (Ordinal s = g0; s < std::min(k, g0 + kHbpWarp); ++s) {
+        const Ordinal q = h.output_hash[t0 + s];
+        ASSERT_GE(q, 0);
+        ASSERT_LT(q, h.slots());
+        ASSERT_FALSE(placed[q]) << "pair " << q << " twice in the table";
+        placed[q] = 1;
+        ASSERT_EQ(pair_row[q] / N, h.block_row[b]) << "pair " << q;
+        std::vector<std::pair<Ordinal, S>> got;
+        for (Offset j = j0 + (s - g0);; j += h.add_sign[j]) {
+          ASSERT_LT(j, h.begin_nnz[b + 1]);
+          got.emplace_back(h.block_col[b] * M + h.col[j], h.data[j]);
           if (h.add_sign[j] < 0) break;
           ASSERT_GT(h.add_sign[j], 0);
         }
+        std::sort(got.begin(), got.end());
+        const std::vector<std::pair<Ordinal, S>> want(entries.begin() + run_begin[q],
+                                                      entries.begin() + run_begin[q + 1]);
+        ASSERT_EQ(got, want) << "block " << b << ", pair " << q;
+        ASSERT_EQ(want.front().first / M, h.block_col[b]);
+        group_nnz += static_cast<Offset>(got.size());
       }
+      j0 += group_nnz;
+      seen += group_nnz;
     }
+    ASSERT_EQ(j0, h.begin_nnz[b + 1]) << "block " << b;
   }
   EXPECT_EQ(seen, a.nnz());  // every element on exactly one row chain
-  const Ordinal last = h.ncols - 1;
-  for (Ordinal b = 0; b < B; ++b)
-    for (Offset j = h.begin_nnz[std::size_t(b) * G]; j < h.begin_nnz[std::size_t(b + 1) * G]; ++j)
-      ASSERT_LE(Offset(h.block_col[b]) * h.params.block_cols + h.col[j], last);
 }
 
 template <class S>
@@ -78,6 +112,24 @@ TYPED_TEST(Hbp, FormatIsWellFormedForTheHashAndBothBaselines) {
         expect_well_formed(h, a);
         if (r == HbpReorder::Dp) EXPECT_GE(h.dp_padded_nnz, a.nnz());
       }
+    }
+  }
+}
+
+// The format and the kernel's partial results scale with the non-zeros, not with the grid of
+// 2D blocks: at most 3x the CSR's bytes where nearly every block of the grid holds a few
+// entries (a k-mer graph, a random matrix of 10^6 columns).
+TYPED_TEST(Hbp, MemoryIsBoundedByTheNonZerosNotByTheBlockGrid) {
+  using S = TypeParam;
+  for (const char* spec : {"kmer:rows=100000", "uniform:rows=20000,cols=1000000,k=4"}) {
+    const auto a = gen::from_spec<S>(spec);
+    const double csr =
+        double(a.nnz()) * (sizeof(Ordinal) + sizeof(S)) + (double(a.nrows) + 1) * sizeof(Offset);
+    for (HbpReorder r : {HbpReorder::Hash, HbpReorder::Sort}) {
+      const auto h = build(a, HbpParams{}, r);
+      const double bytes = double(h.bytes()) + double(h.slots()) * sizeof(S);  // + partial
+      EXPECT_LE(bytes / csr, 3.0) << spec << ", reorder " << int(r) << ": " << h.slots()
+                                  << " table slots for " << a.nnz() << " non-zeros";
     }
   }
 }

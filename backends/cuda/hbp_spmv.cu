@@ -1,15 +1,18 @@
 // HBP (paper 3) on the GPU.
-// Preprocessing, from the uploaded CSR: the non-empty blocks (a flag per block, two scans for
-// the schedule and the combine order; the hash sampling in the same pass), Alg. 2 (a thread per
-// row, a warp per row of more than 32 entries, counts its non-zeros in every block), the hash
-// placement (a thread block per matrix block: hash histogram, scan, ties
-// broken by row in warp order, so that the result equals the host's counting placement), a scan
-// of the warp groups' sizes, then the conversion (a warp per group writes its column-major
-// elements and add_sign).
+// Preprocessing, from the uploaded CSR, in work sized by the non-zeros: Alg. 2 (a thread per
+// row, a warp per row of more than 32 entries) finds each row's runs of entries in one block
+// column, its (row, block) pairs: a first pass counts them (and samples the hash), a scan gives
+// combine_ptr, a second pass records each pair's first entry and block column. A stable radix
+// sort of the pairs by block column gives the schedule order (rows ascending within a column),
+// a scan of the block starts numbers the non-empty blocks. Then the hash placement (a thread
+// block per matrix block: hash histogram, scan, ties broken by row in warp order, so that the
+// result equals the host's counting placement), a scan of the warp groups' sizes, and the
+// conversion (a warp per group writes its column-major elements and add_sign).
 // SpMV: Alg. 3, a warp per block with the block's x segment in shared memory; the fixed part
 // by static assignment of consecutive (same block column) blocks, the competitive part by an
-// atomic ticket (Sec. III-C); then the combine kernel sums the blocks' partial rows.
+// atomic ticket (Sec. III-C); then the combine kernel sums each row's partial results.
 #include <cub/block/block_radix_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <climits>
@@ -38,17 +41,31 @@ __device__ __forceinline__ unsigned lanes_below(int lane) {
   return (1u << lane) - 1u;
 }
 
-// Calls f(block_col, first, count) for each run of the sorted columns of row i in one block
-// column.
+// The last index i < n with v[i] <= x, for non-decreasing v with v[0] <= x.
+__device__ Ordinal last_at_most(const Ordinal* __restrict__ v, Ordinal n, long long x) {
+  Ordinal lo = 0, hi = n;  // v[lo] <= x < v[hi] (v[n] taken as infinite)
+  while (hi - lo > 1) {
+    const Ordinal mid = lo + (hi - lo) / 2;
+    if (v[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Calls f(block_col, first, count, run) for each run of the sorted columns of row i in one block
+// column; run numbers the row's runs from 0.
 template <class F>
 __device__ void for_each_run(const DeviceOffset* row_ptr, const Ordinal* col, Ordinal i,
                              Ordinal block_cols, F f) {
   const DeviceOffset end = row_ptr[i + 1];
-  for (DeviceOffset k = row_ptr[i]; k < end;) {
+  int run = 0;
+  for (DeviceOffset k = row_ptr[i]; k < end; ++run) {
     const Ordinal bn = col[k] / block_cols;
     DeviceOffset e = k + 1;
     while (e < end && col[e] / block_cols == bn) ++e;
-    f(bn, k, static_cast<int>(e - k));
+    f(bn, k, static_cast<int>(e - k), run);
     k = e;
   }
 }
@@ -63,6 +80,7 @@ __device__ void for_each_run_warp(const DeviceOffset* row_ptr, const Ordinal* co
   const DeviceOffset end = row_ptr[i + 1];
   Ordinal carry_bn = -1;  // block column of the entry before the chunk (none at the row start)
   DeviceOffset carry_first = 0;
+  int carry_runs = 0;  // runs ended in the chunks before
   for (DeviceOffset base = row_ptr[i]; base < end; base += 32) {
     const DeviceOffset k = base + lane;
     const Ordinal bn = k < end ? col[k] / block_cols : -1;
@@ -72,15 +90,19 @@ __device__ void for_each_run_warp(const DeviceOffset* row_ptr, const Ordinal* co
     const DeviceOffset first = starts ? base + (31 - __clz(starts)) : carry_first;
     Ordinal next = __shfl_down_sync(kFull, bn, 1);
     if (lane == 31) next = k + 1 < end ? col[k + 1] / block_cols : -1;
-    if (k < end && next != bn) f(bn, first, static_cast<int>(k - first + 1));
+    const bool last = k < end && next != bn;
+    const unsigned ends = __ballot_sync(kFull, last);
+    if (last)
+      f(bn, first, static_cast<int>(k - first + 1), carry_runs + __popc(ends & lanes_below(lane)));
     carry_bn = __shfl_sync(kFull, bn, 31);
     carry_first = __shfl_sync(kFull, first, 31);
+    carry_runs += __popc(ends);
   }
 }
 
-// Calls f(row, block_col, first, count) for each run of every row: a thread per row, and the
-// whole warp for its rows of more than 32 entries (a thread alone would walk a 10^5-entry row
-// serially). Whole warps enter (blockDim.x is a multiple of 32).
+// Calls f(row, block_col, first, count, run) for each run of every row: a thread per row, and
+// the whole warp for its rows of more than 32 entries (a thread alone would walk a 10^5-entry
+// row serially). Whole warps enter (blockDim.x is a multiple of 32).
 template <class F>
 __device__ void for_each_row_run(const DeviceOffset* row_ptr, const Ordinal* col, Ordinal m,
                                  Ordinal block_cols, F f) {
@@ -89,60 +111,80 @@ __device__ void for_each_row_run(const DeviceOffset* row_ptr, const Ordinal* col
   const bool long_row = t < m && row_ptr[i + 1] - row_ptr[i] > 32;
   if (t < m && !long_row)
     for_each_run(row_ptr, col, i, block_cols,
-                 [&](Ordinal bn, DeviceOffset k, int c) { f(i, bn, k, c); });
+                 [&](Ordinal bn, DeviceOffset k, int c, int run) { f(i, bn, k, c, run); });
   for (unsigned longs = __ballot_sync(kFull, long_row); longs != 0; longs &= longs - 1) {
     const Ordinal r = __shfl_sync(kFull, i, __ffs(longs) - 1);
     for_each_run_warp(row_ptr, col, r, block_cols,
-                      [&](Ordinal bn, DeviceOffset k, int c) { f(r, bn, k, c); });
+                      [&](Ordinal bn, DeviceOffset k, int c, int run) { f(r, bn, k, c, run); });
   }
 }
 
-// Flags of the non-empty blocks, in block-column-major (cm) and block-row-major (rm) order;
-// with `shifts`, the hash sampling's histogram over the rows 0, step, 2 * step, ...
-__global__ void hbp_mark_kernel(const DeviceOffset* __restrict__ row_ptr,
-                                const Ordinal* __restrict__ col, Ordinal m, Ordinal R, Ordinal C,
-                                Ordinal N, Ordinal M, Ordinal step, Ordinal* __restrict__ flag_cm,
-                                Ordinal* __restrict__ flag_rm,
-                                unsigned long long* __restrict__ shifts) {
-  for_each_row_run(row_ptr, col, m, M, [&](Ordinal i, Ordinal bn, DeviceOffset, int c) {
-    const Ordinal bm = i / N;
-    flag_cm[static_cast<long long>(bn) * R + bm] = 1;
-    flag_rm[static_cast<long long>(bm) * C + bn] = 1;
+// Alg. 2, first pass: the number of (row, block) pairs of each row into pairs[i]; with `shifts`,
+// the hash sampling's histogram over the rows 0, step, 2 * step, ...
+__global__ void hbp_count_pairs_kernel(const DeviceOffset* __restrict__ row_ptr,
+                                       const Ordinal* __restrict__ col, Ordinal m, Ordinal M,
+                                       Ordinal step, Ordinal* __restrict__ pairs,
+                                       unsigned long long* __restrict__ shifts) {
+  for_each_row_run(row_ptr, col, m, M, [&](Ordinal i, Ordinal, DeviceOffset, int c, int) {
+    atomicAdd(&pairs[i], 1);
     if (shifts && i % step == 0) atomicAdd(&shifts[hbp_shift_needed(c)], 1ull);
   });
 }
 
-// After the scans: block ids (schedule order) and the combine lists.
-__global__ void hbp_blocks_kernel(const Ordinal* __restrict__ id_cm,
-                                  const Ordinal* __restrict__ id_rm, Ordinal R, Ordinal C,
-                                  Ordinal* __restrict__ block_row, Ordinal* __restrict__ block_col,
-                                  Ordinal* __restrict__ combine_ptr,
-                                  Ordinal* __restrict__ combine_block) {
-  const long long q = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  const long long dense = static_cast<long long>(R) * C;
-  if (q < dense && id_cm[q + 1] != id_cm[q]) {
-    block_col[id_cm[q]] = static_cast<Ordinal>(q / R);
-    block_row[id_cm[q]] = static_cast<Ordinal>(q % R);
-  }
-  if (q < dense && id_rm[q + 1] != id_rm[q]) {
-    const long long bm = q / C, bn = q % C;
-    combine_block[id_rm[q]] = id_cm[bn * R + bm];
-  }
-  if (q <= R) combine_ptr[q] = id_rm[q * C];
+// Alg. 2, second pass: pair q (row-major) starts at entry first[q], in block column key[q].
+__global__ void hbp_pairs_kernel(const DeviceOffset* __restrict__ row_ptr,
+                                 const Ordinal* __restrict__ col, Ordinal m, Ordinal M,
+                                 const Ordinal* __restrict__ combine_ptr,
+                                 DeviceOffset* __restrict__ first, unsigned* __restrict__ key,
+                                 Ordinal* __restrict__ pair) {
+  for_each_row_run(row_ptr, col, m, M, [&](Ordinal i, Ordinal bn, DeviceOffset k, int, int run) {
+    const Ordinal q = combine_ptr[i] + run;
+    first[q] = k;
+    key[q] = static_cast<unsigned>(bn);
+    pair[q] = q;
+  });
 }
 
-// Alg. 2: the non-zero count and first entry of every row in every non-empty block.
-__global__ void hbp_count_kernel(const DeviceOffset* __restrict__ row_ptr,
-                                 const Ordinal* __restrict__ col, Ordinal m, Ordinal R, Ordinal N,
-                                 Ordinal M, const Ordinal* __restrict__ id_cm,
-                                 int* __restrict__ count, DeviceOffset* __restrict__ first) {
-  for_each_row_run(row_ptr, col, m, M, [&](Ordinal i, Ordinal bn, DeviceOffset k, int c) {
-    const Ordinal bm = i / N;
-    const long long slot =
-        static_cast<long long>(id_cm[static_cast<long long>(bn) * R + bm]) * N + (i - bm * N);
-    count[slot] = c;
-    first[slot] = k;
-  });
+// Slot s of the schedule order (pair[s], in block column bn[s]) starts a block when its block
+// column or block row differs from slot s - 1's: flag[s] = 1.
+__global__ void hbp_block_flags_kernel(const unsigned* __restrict__ bn,
+                                       const Ordinal* __restrict__ pair,
+                                       const Ordinal* __restrict__ combine_ptr, Ordinal m,
+                                       Ordinal slots, Ordinal N, Ordinal* __restrict__ flag) {
+  const long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (s >= slots) return;
+  const Ordinal bm = last_at_most(combine_ptr, m, pair[s]) / N;
+  flag[s] = s == 0 || bn[s] != bn[s - 1] || last_at_most(combine_ptr, m, pair[s - 1]) / N != bm;
+}
+
+// After the scan of the flags (id[s]: the blocks starting before slot s): each block's row,
+// column and first table slot.
+__global__ void hbp_blocks_kernel(const unsigned* __restrict__ bn, const Ordinal* __restrict__ pair,
+                                  const Ordinal* __restrict__ combine_ptr, Ordinal m, Ordinal slots,
+                                  Ordinal N, const Ordinal* __restrict__ id,
+                                  Ordinal* __restrict__ block_row, Ordinal* __restrict__ block_col,
+                                  Ordinal* __restrict__ table_ptr) {
+  const long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (s == slots) table_ptr[id[s]] = slots;
+  if (s >= slots || id[s + 1] == id[s]) return;
+  block_row[id[s]] = last_at_most(combine_ptr, m, pair[s]) / N;
+  block_col[id[s]] = static_cast<Ordinal>(bn[s]);
+  table_ptr[id[s]] = static_cast<Ordinal>(s);
+}
+
+// Block b's warp groups: ceil(rows / 32) into groups[b].
+__global__ void hbp_group_counts_kernel(const Ordinal* __restrict__ table_ptr, Ordinal blocks,
+                                        Ordinal* __restrict__ groups) {
+  const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (b < blocks) groups[b] = (table_ptr[b + 1] - table_ptr[b] + 31) / 32;
+}
+
+// begin_nnz[b]: the first element of block b's first group (b = blocks: the total).
+__global__ void hbp_begin_kernel(const Ordinal* __restrict__ group_ptr,
+                                 const DeviceOffset* __restrict__ group_begin, Ordinal blocks,
+                                 DeviceOffset* __restrict__ begin_nnz) {
+  const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (b <= blocks) begin_nnz[b] = group_begin[group_ptr[b]];
 }
 
 // Exclusive sum of v over the thread block (blockDim.x = 32 * warps, warps <= 32).
@@ -168,35 +210,41 @@ __device__ int block_exclusive_sum(int v, int* warp_total) {
   return inc - v + warp_total[warp];
 }
 
-// Table position `slot` (lane `lane` of a full warp; its group `group`) holding a row of `cp`
-// non-zeros: zero_row (-1 for an empty row, else the empty rows before it in its group) and,
-// from lane 0, the group's size.
-__device__ void place_row(int cp, int lane, long long slot, long long group,
-                          std::int8_t* __restrict__ zero_row, int* __restrict__ group_nnz) {
-  const unsigned empty = __ballot_sync(kFull, cp == 0);
-  zero_row[slot] = static_cast<std::int8_t>(cp == 0 ? -1 : __popc(empty & lanes_below(lane)));
-  const int sum = warp_sum<32>(cp);
-  if (lane == 0) group_nnz[group] = sum;
+// The sizes of a block's warp groups from the counts by table position (`at`, 0 past the
+// block's rows), by whole warps: the warp of positions [pos - lane, pos - lane + 32) writes
+// group (pos - lane) / 32 of the block when it holds a row.
+__device__ void group_sizes(const int* at, int pos, int lane, int rows, Ordinal first_group,
+                            DeviceOffset* __restrict__ group_nnz) {
+  if (pos - lane >= rows) return;  // warp-uniform
+  const int sum = warp_sum<32>(at[pos]);
+  if (lane == 0) group_nnz[first_group + pos / 32] = sum;
 }
 
-// Sec. III-B, a thread block of N threads per matrix block: thread t hashes row t; rows are
-// placed by hash value, ties by row (warps in turn, lanes by rank), as the host's counting
-// placement does. Then thread p handles table position p: zero_row and the group sizes.
-__global__ void hbp_place_kernel(const int* __restrict__ count, HbpHash hash,
-                                 std::uint16_t* __restrict__ output_hash,
-                                 std::int8_t* __restrict__ zero_row, int* __restrict__ group_nnz) {
+// Sec. III-B, a thread block of N threads per matrix block: thread t hashes the block's row t
+// (t < rows, rows ascending); rows are placed by hash value, ties by row (warps in turn, lanes
+// by rank), as the host's counting placement does. Then the warp groups' sizes.
+__global__ void hbp_place_kernel(const Ordinal* __restrict__ table_ptr,
+                                 const Ordinal* __restrict__ pair,
+                                 const DeviceOffset* __restrict__ first, HbpHash hash,
+                                 const Ordinal* __restrict__ group_ptr,
+                                 Ordinal* __restrict__ output_hash,
+                                 DeviceOffset* __restrict__ group_nnz) {
   extern __shared__ int place_smem[];
   __shared__ int warp_total[32];
   const int N = blockDim.x;
   int* offs = place_smem;    // N: histogram, then next free position per hash value
   int* at = place_smem + N;  // N: non-zero count by table position
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  const long long base = static_cast<long long>(blockIdx.x) * N;
-  const int c = count[base + t];
-  const int key = hbp_hash(hash, c);
+  const Ordinal t0 = table_ptr[blockIdx.x];
+  const int rows = table_ptr[blockIdx.x + 1] - t0;
+  const bool row = t < rows;
+  const Ordinal q = row ? pair[t0 + t] : 0;
+  const int c = row ? static_cast<int>(first[q + 1] - first[q]) : 0;
+  const int key = row ? hbp_hash(hash, c) : -1;
   offs[t] = 0;
+  at[t] = 0;
   __syncthreads();
-  atomicAdd(&offs[key], 1);
+  if (row) atomicAdd(&offs[key], 1);
   __syncthreads();
   const int hist = offs[t];
   __syncthreads();
@@ -207,87 +255,92 @@ __global__ void hbp_place_kernel(const int* __restrict__ count, HbpHash hash,
   const unsigned before = peers & lanes_below(lane);
   int pos = 0;
   for (int w = 0; w < N / 32; ++w) {
-    if (warp == w) pos = offs[key] + __popc(before);
+    if (warp == w && row) pos = offs[key] + __popc(before);
     __syncthreads();
-    if (warp == w && before == 0) offs[key] += __popc(peers);  // one lane per hash value
+    if (warp == w && row && before == 0) offs[key] += __popc(peers);  // one lane per hash value
     __syncthreads();
   }
-  output_hash[base + pos] = static_cast<std::uint16_t>(t);
-  at[pos] = c;
+  if (row) {
+    output_hash[t0 + pos] = q;
+    at[pos] = c;
+  }
   __syncthreads();
-  place_row(at[t], lane, base + t, static_cast<long long>(blockIdx.x) * (N / 32) + warp, zero_row,
-            group_nnz);
+  group_sizes(at, t, lane, rows, group_ptr[blockIdx.x], group_nnz);
 }
 
 // The baselines of Sec. IV-B on the GPU, a thread block per matrix block: sort2D sorts the rows
 // by non-zero count with CUB's block radix sort (keys count * 1024 + row: equal counts keep row
 // order, as the host's stable sort does); DP2D then runs Regu2D's dynamic programming over the
 // sorted counts, a warp per block (lane l tries the group that starts l + 1 rows back) and adds
-// its padded work to *dp_padded. zero_row and the group sizes by place_row.
+// its padded work to *dp_padded. Then the warp groups' sizes.
 constexpr int kSortThreads = 256, kSortItems = 4;  // block_rows <= 1024
 __global__ void __launch_bounds__(kSortThreads)
-    hbp_sort_place_kernel(const int* __restrict__ count, int N, bool dp,
-                          std::uint16_t* __restrict__ output_hash,
-                          std::int8_t* __restrict__ zero_row, int* __restrict__ group_nnz,
+    hbp_sort_place_kernel(const Ordinal* __restrict__ table_ptr, const Ordinal* __restrict__ pair,
+                          const DeviceOffset* __restrict__ first, int N, bool dp,
+                          const Ordinal* __restrict__ group_ptr, Ordinal* __restrict__ output_hash,
+                          DeviceOffset* __restrict__ group_nnz,
                           unsigned long long* __restrict__ dp_padded) {
   using Sort = cub::BlockRadixSort<unsigned, kSortThreads, kSortItems>;
   __shared__ typename Sort::TempStorage temp;
   __shared__ int at[kSortThreads * kSortItems];        // count by table position
   __shared__ int best[kSortThreads * kSortItems + 1];  // DP2D: least padded work of i rows
   const int t = threadIdx.x, lane = t & 31;
-  const long long base = static_cast<long long>(blockIdx.x) * N;
+  const Ordinal t0 = table_ptr[blockIdx.x];
+  const int rows = table_ptr[blockIdx.x + 1] - t0;
   unsigned keys[kSortItems];
   for (int k = 0; k < kSortItems; ++k) {
     const int r = t * kSortItems + k;
-    keys[k] = r < N ? static_cast<unsigned>(count[base + r]) << 10 | r : ~0u;
+    const Ordinal q = r < rows ? pair[t0 + r] : 0;
+    keys[k] = r < rows ? static_cast<unsigned>(first[q + 1] - first[q]) << 10 | r : ~0u;
   }
   Sort(temp).Sort(keys);  // thread t now holds table positions t * kSortItems + k
   for (int k = 0; k < kSortItems; ++k) {
     const int pos = t * kSortItems + k;
-    if (pos >= N) break;
-    output_hash[base + pos] = static_cast<std::uint16_t>(keys[k] & 1023u);
-    at[pos] = static_cast<int>(keys[k] >> 10);
+    if (pos < rows) output_hash[t0 + pos] = pair[t0 + (keys[k] & 1023u)];
+    at[pos] = pos < rows ? static_cast<int>(keys[k] >> 10) : 0;
   }
   __syncthreads();
   for (int pos = t; pos < N; pos += kSortThreads)  // whole warps: N and the stride are 32k
-    place_row(at[pos], lane, base + pos, static_cast<long long>(blockIdx.x) * (N / 32) + pos / 32,
-              zero_row, group_nnz);
+    group_sizes(at, pos, lane, rows, group_ptr[blockIdx.x], group_nnz);
   if (!dp || t >= 32) return;
   if (t == 0) best[0] = 0;
   __syncwarp();
-  for (int i = 1; i <= N; ++i) {
+  for (int i = 1; i <= rows; ++i) {
     const int j = i - 1 - t;
     int v = j >= 0 ? best[j] + (i - j) * at[i - 1] : INT_MAX;
     for (int o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(kFull, v, o));
     if (t == 0) best[i] = v;
     __syncwarp();
   }
-  if (t == 0) atomicAdd(dp_padded, static_cast<unsigned long long>(best[N]));
+  if (t == 0) atomicAdd(dp_padded, static_cast<unsigned long long>(best[rows]));
 }
 
-// The conversion (Sec. III-B), a warp per group: step k writes the k-th element of every row
-// of the group that has one, and add_sign, the distance to the row's next element (-1 at its
-// last).
+// The conversion (Sec. III-B), a warp per group (global group gw: group gw - group_ptr[b] of
+// block b): step k writes the k-th element of every row of the group that has one, and
+// add_sign, the distance to the row's next element (-1 at its last).
 template <class S>
 __global__ void hbp_fill_kernel(const Ordinal* __restrict__ csr_col, const S* __restrict__ csr_val,
-                                const int* __restrict__ count,
                                 const DeviceOffset* __restrict__ first,
-                                const std::uint16_t* __restrict__ output_hash,
+                                const Ordinal* __restrict__ output_hash,
+                                const Ordinal* __restrict__ table_ptr,
                                 const Ordinal* __restrict__ block_col,
-                                const DeviceOffset* __restrict__ begin_nnz, long long groups,
-                                Ordinal N, Ordinal M, std::uint16_t* __restrict__ col,
+                                const Ordinal* __restrict__ group_ptr,
+                                const DeviceOffset* __restrict__ group_begin, Ordinal blocks,
+                                Ordinal groups, Ordinal M, std::uint16_t* __restrict__ col,
                                 S* __restrict__ data, std::int8_t* __restrict__ add_sign) {
   const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (gw >= groups) return;  // whole warps leave together
-  const int lane = threadIdx.x & 31, G = N / 32;
-  const long long b = gw / G, slot = gw * 32 + lane;  // slot = b * N + (gw % G) * 32 + lane
-  const long long row_slot = b * N + output_hash[slot];
-  const int c = count[row_slot];
-  const DeviceOffset src = c > 0 ? first[row_slot] : 0;
+  const int lane = threadIdx.x & 31;
+  const Ordinal b = last_at_most(group_ptr, blocks, gw);
+  const Ordinal slot = table_ptr[b] + static_cast<Ordinal>(gw - group_ptr[b]) * 32 + lane;
+  const bool row = slot < table_ptr[b + 1];
+  const Ordinal q = row ? output_hash[slot] : 0;
+  const int c = row ? static_cast<int>(first[q + 1] - first[q]) : 0;
+  const DeviceOffset src = row ? first[q] : 0;
   const Ordinal col_base = block_col[b] * M;
   int max_c = c;
   for (int o = 16; o > 0; o /= 2) max_c = max(max_c, __shfl_xor_sync(kFull, max_c, o));
-  DeviceOffset pos = begin_nnz[gw];
+  DeviceOffset pos = group_begin[gw];
   for (int k = 0; k < max_c; ++k) {
     const unsigned active = __ballot_sync(kFull, c > k);
     const unsigned next = __ballot_sync(kFull, c > k + 1);
@@ -306,24 +359,25 @@ __global__ void hbp_fill_kernel(const Ordinal* __restrict__ csr_col, const S* __
 template <class S>
 struct HbpArgs {
   const Ordinal* block_col;
+  const Ordinal* table_ptr;
   const DeviceOffset* begin_nnz;
   const std::uint16_t* col;
   const S* data;
   const std::int8_t* add_sign;
-  const std::int8_t* zero_row;
-  const std::uint16_t* output_hash;
-  Ordinal blocks, n, N, M, per_warp, fixed;
+  const Ordinal* output_hash;
+  Ordinal blocks, n, M, per_warp, fixed;
 };
 
-// Alg. 3, one warp (the whole thread block) per matrix block. The x segment is reloaded only
-// when the block column changes; __syncwarp orders the segment's loads and uses.
+// Alg. 3, one warp (the whole thread block) per matrix block; lane l of a group walks the row
+// of table slot (group's first) + l from element (group's first) + l. The x segment is reloaded
+// only when the block column changes; __syncwarp orders the segment's loads and uses.
 template <class S>
 __global__ void __launch_bounds__(32)
     hbp_spmv_kernel(HbpArgs<S> a, const S* __restrict__ x, S* __restrict__ partial,
                     Ordinal* __restrict__ ticket) {
   extern __shared__ __align__(16) unsigned char hbp_smem[];
   S* xs = reinterpret_cast<S*>(hbp_smem);
-  const int lane = threadIdx.x, G = a.N / 32;
+  const int lane = threadIdx.x;
   const Ordinal w = blockIdx.x;
   Ordinal loaded = -1;
   const auto run_block = [&](Ordinal b) {
@@ -336,21 +390,23 @@ __global__ void __launch_bounds__(32)
       __syncwarp();
       loaded = bn;
     }
-    const long long base = static_cast<long long>(b) * a.N;
-    for (int g = 0; g < G; ++g) {
-      const long long slot = base + g * 32 + lane;
-      const int z = a.zero_row[slot];
-      double sum = 0;  // a lane's row may hold block_cols terms: float sums lose digits
-      if (z >= 0) {
-        DeviceOffset j = a.begin_nnz[static_cast<long long>(b) * G + g] + lane - z;
-        for (;;) {
+    const Ordinal end = a.table_ptr[b + 1];
+    DeviceOffset group = a.begin_nnz[b];
+    for (Ordinal g0 = a.table_ptr[b]; g0 < end; g0 += 32) {
+      int c = 0;
+      if (g0 + lane < end) {
+        double sum = 0;  // a lane's row may hold block_cols terms: float sums lose digits
+        for (DeviceOffset j = group + lane;;) {
           sum += static_cast<double>(a.data[j]) * xs[a.col[j]];
+          ++c;
           const int step = a.add_sign[j];
           if (step < 0) break;
           j += step;
         }
+        partial[a.output_hash[g0 + lane]] = static_cast<S>(sum);
       }
-      partial[base + a.output_hash[slot]] = static_cast<S>(sum);
+      for (int o = 16; o > 0; o /= 2) c += __shfl_xor_sync(kFull, c, o);
+      group += c;  // the next group's first element
     }
   };
   for (Ordinal b = w * a.per_warp; b < (w + 1) * a.per_warp; ++b) run_block(b);
@@ -363,19 +419,15 @@ __global__ void __launch_bounds__(32)
   }
 }
 
-// The combine part: a thread per row sums the partial rows of the blocks of its block row.
+// The combine part: a thread per row sums its partial results (contiguous, by block column).
 template <class S>
 __global__ void hbp_combine_kernel(const Ordinal* __restrict__ combine_ptr,
-                                   const Ordinal* __restrict__ combine_block,
-                                   const S* __restrict__ partial, Ordinal m, Ordinal N, S alpha,
-                                   S beta, S* __restrict__ y) {
+                                   const S* __restrict__ partial, Ordinal m, S alpha, S beta,
+                                   S* __restrict__ y) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= m) return;
-  const Ordinal r = static_cast<Ordinal>(i / N);
-  const long long local = i - static_cast<long long>(r) * N;
   double sum = 0;
-  for (Ordinal q = combine_ptr[r]; q < combine_ptr[r + 1]; ++q)
-    sum += partial[static_cast<long long>(combine_block[q]) * N + local];
+  for (Ordinal q = combine_ptr[i]; q < combine_ptr[i + 1]; ++q) sum += partial[q];
   const S ax = alpha * static_cast<S>(sum);
   y[i] = beta == S(0) ? ax : ax + beta * y[i];
 }
@@ -400,7 +452,6 @@ template <class S>
 class HbpSpmv final : public DeviceSpmv<S> {
  public:
   explicit HbpSpmv(DeviceHbp<S> h) : h_(std::move(h)) {
-    const Ordinal N = h_.params.block_rows;
     int device = 0, sms = 0, per_sm = 0, max_smem = 0;
     KSPMV_CUDA_CHECK(cudaGetDevice(&device));
     KSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -416,32 +467,22 @@ class HbpSpmv final : public DeviceSpmv<S> {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_spmv_kernel<S>, 32, smem_));
     warps_ = std::max<Ordinal>(1, std::min<Ordinal>(h_.blocks, std::max(1, per_sm) * sms));
     split_ = hbp_split(h_.blocks, warps_, h_.params.fixed_fraction);
-    partial_ = DeviceBuffer<S>(std::size_t(h_.blocks) * N);
+    partial_ = DeviceBuffer<S>(h_.output_hash.size());
   }
 
   void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
     const Ordinal m = h_.nrows;
     if (m == 0) return;
     if (alpha == S(0) || h_.blocks == 0) return scale_vector(y, m, beta, stream);
-    const HbpArgs<S> a{h_.block_col.data(),
-                       h_.begin_nnz.data(),
-                       h_.col.data(),
-                       h_.data.data(),
-                       h_.add_sign.data(),
-                       h_.zero_row.data(),
-                       h_.output_hash.data(),
-                       h_.blocks,
-                       h_.ncols,
-                       h_.params.block_rows,
-                       h_.params.block_cols,
-                       split_.per_warp,
-                       split_.fixed};
+    const HbpArgs<S> a{h_.block_col.data(),   h_.table_ptr.data(), h_.begin_nnz.data(),
+                       h_.col.data(),         h_.data.data(),      h_.add_sign.data(),
+                       h_.output_hash.data(), h_.blocks,           h_.ncols,
+                       h_.params.block_cols,  split_.per_warp,     split_.fixed};
     KSPMV_CUDA_CHECK(cudaMemsetAsync(ticket_.data(), 0, ticket_.bytes(), stream));
     hbp_spmv_kernel<S><<<warps_, 32, smem_, stream>>>(a, x, partial_.data(), ticket_.data());
     check_launch("hbp_spmv_kernel");
-    hbp_combine_kernel<S><<<grid_for(m), kBlock, 0, stream>>>(
-        h_.combine_ptr.data(), h_.combine_block.data(), partial_.data(), m, h_.params.block_rows,
-        alpha, beta, y);
+    hbp_combine_kernel<S><<<grid_for(m), kBlock, 0, stream>>>(h_.combine_ptr.data(),
+                                                              partial_.data(), m, alpha, beta, y);
     check_launch("hbp_combine_kernel");
   }
 
@@ -471,14 +512,13 @@ DeviceHbp<Scalar> DeviceHbp<Scalar>::upload(const HbpMatrix<Scalar>& h) {
   d.params = h.params, d.hash = h.hash;
   d.block_row = upload_vector(h.block_row);
   d.block_col = upload_vector(h.block_col);
+  d.table_ptr = upload_vector(h.table_ptr);
+  d.output_hash = upload_vector(h.output_hash);
   d.combine_ptr = upload_vector(h.combine_ptr);
-  d.combine_block = upload_vector(h.combine_block);
   d.begin_nnz = upload_vector(std::vector<DeviceOffset>(h.begin_nnz.begin(), h.begin_nnz.end()));
   d.col = upload_vector(h.col);
-  d.output_hash = upload_vector(h.output_hash);
   d.data = upload_vector(h.data);
   d.add_sign = upload_vector(h.add_sign);
-  d.zero_row = upload_vector(h.zero_row);
   d.dp_padded_nnz = h.dp_padded_nnz;
   return d;
 }
@@ -489,60 +529,57 @@ HbpMatrix<Scalar> DeviceHbp<Scalar>::download() const {
   h.nrows = nrows, h.ncols = ncols, h.params = params, h.hash = hash;
   h.block_row = to_host(block_row);
   h.block_col = to_host(block_col);
+  h.table_ptr = to_host(table_ptr);
+  h.output_hash = to_host(output_hash);
   h.combine_ptr = to_host(combine_ptr);
-  h.combine_block = to_host(combine_block);
   const std::vector<DeviceOffset> begin = to_host(begin_nnz);
   h.begin_nnz.assign(begin.begin(), begin.end());
   h.col = to_host(col);
-  h.output_hash = to_host(output_hash);
   h.data = to_host(data);
   h.add_sign = to_host(add_sign);
-  h.zero_row = to_host(zero_row);
   h.dp_padded_nnz = dp_padded_nnz;
   return h;
 }
 
 template <class Scalar>
 std::size_t DeviceHbp<Scalar>::bytes() const {
-  return block_row.bytes() + block_col.bytes() + combine_ptr.bytes() + combine_block.bytes() +
-         begin_nnz.bytes() + col.bytes() + output_hash.bytes() + data.bytes() + add_sign.bytes() +
-         zero_row.bytes();
+  return block_row.bytes() + block_col.bytes() + table_ptr.bytes() + output_hash.bytes() +
+         combine_ptr.bytes() + begin_nnz.bytes() + col.bytes() + data.bytes() + add_sign.bytes();
 }
 
 namespace {
 
-// build_hbp_device with the given hash, or (null) the hash sampled in the mark pass.
+// One value from the device.
+template <class T>
+T read_back(const T* p) {
+  T v;
+  KSPMV_CUDA_CHECK(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+// build_hbp_device with the given hash, or (null) the hash sampled in Alg. 2's first pass.
 template <class Scalar>
 DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
                                   const HbpHash* given, HbpReorder reorder) {
   check_hbp_params(p);
   const Ordinal N = p.block_rows, M = p.block_cols, m = a.m;
-  const Ordinal R = (m + N - 1) / N;
   const Ordinal C = static_cast<Ordinal>((static_cast<long long>(a.n) + M - 1) / M);
-  const long long dense = static_cast<long long>(R) * C;
-  if (dense >= std::numeric_limits<Ordinal>::max())
-    throw UnsupportedError("hbp: a grid of " + std::to_string(dense) +
-                           " blocks does not fit 32-bit block indices");
   DeviceHbp<Scalar> h;
   h.nrows = m, h.ncols = a.n, h.params = p;
 
-  // Non-empty blocks: flags, then exclusive sums give their ids in both orders.
-  DeviceBuffer<Ordinal> id_cm(dense + 1), id_rm(dense + 1);
-  KSPMV_CUDA_CHECK(cudaMemset(id_cm.data(), 0, id_cm.bytes()));
-  KSPMV_CUDA_CHECK(cudaMemset(id_rm.data(), 0, id_rm.bytes()));
+  // Alg. 2, first pass: the pairs of each row, their scan into combine_ptr.
+  h.combine_ptr = DeviceBuffer<Ordinal>(std::size_t(m) + 1);
+  KSPMV_CUDA_CHECK(cudaMemset(h.combine_ptr.data(), 0, h.combine_ptr.bytes()));
   DeviceBuffer<unsigned long long> shifts(given ? 0 : kHbpMaxShift + 1);
   if (!given) KSPMV_CUDA_CHECK(cudaMemset(shifts.data(), 0, shifts.bytes()));
   if (m > 0) {
-    hbp_mark_kernel<<<grid_for(m), kBlock>>>(a.row_ptr.data(), a.col.data(), m, R, C, N, M,
-                                             hbp_sample_step(m), id_cm.data(), id_rm.data(),
-                                             shifts.data());
-    check_launch("hbp_mark_kernel");
+    hbp_count_pairs_kernel<<<grid_for(m), kBlock>>>(a.row_ptr.data(), a.col.data(), m, M,
+                                                    hbp_sample_step(m), h.combine_ptr.data(),
+                                                    shifts.data());
+    check_launch("hbp_count_pairs_kernel");
   }
-  exclusive_sum(id_cm.data(), dense + 1);
-  exclusive_sum(id_rm.data(), dense + 1);
-  Ordinal blocks = 0;
-  KSPMV_CUDA_CHECK(
-      cudaMemcpy(&blocks, id_cm.data() + dense, sizeof(Ordinal), cudaMemcpyDeviceToHost));
+  exclusive_sum(h.combine_ptr.data(), std::size_t(m) + 1);
+  const Ordinal S = read_back(h.combine_ptr.data() + m);  // <= nnz < 2^31
   if (given) {
     h.hash = *given;
   } else {
@@ -550,64 +587,103 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
     const std::vector<Offset> histogram(sampled.begin(), sampled.end());
     h.hash = hbp_hash_from_shifts(histogram.data(), p);
   }
-  if (static_cast<long long>(blocks) * N > std::numeric_limits<Ordinal>::max())
-    throw UnsupportedError("hbp: " + std::to_string(blocks) + " blocks of " + std::to_string(N) +
-                           " rows do not fit 32-bit table indices");
+
+  // Second pass: each pair's first entry and block column; the pairs stably sorted by block
+  // column give the schedule order (slot s holds pair[s], of block column key[s]).
+  DeviceBuffer<DeviceOffset> first(std::size_t(S) + 1);
+  KSPMV_CUDA_CHECK(
+      cudaMemcpy(first.data() + S, &a.nnz, sizeof(DeviceOffset), cudaMemcpyHostToDevice));
+  DeviceBuffer<unsigned> key(S), key_alt(S);
+  DeviceBuffer<Ordinal> pair(S), pair_alt(S);
+  if (S > 0) {
+    hbp_pairs_kernel<<<grid_for(m), kBlock>>>(a.row_ptr.data(), a.col.data(), m, M,
+                                              h.combine_ptr.data(), first.data(), key.data(),
+                                              pair.data());
+    check_launch("hbp_pairs_kernel");
+    int bits = 1;
+    while ((1ll << bits) < C) ++bits;
+    cub::DoubleBuffer<unsigned> keys(key.data(), key_alt.data());
+    cub::DoubleBuffer<Ordinal> pairs(pair.data(), pair_alt.data());
+    std::size_t temp_bytes = 0;
+    KSPMV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, pairs, S, 0, bits));
+    DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+    KSPMV_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, pairs, S, 0, bits));
+    if (keys.Current() != key.data()) std::swap(key, key_alt);
+    if (pairs.Current() != pair.data()) std::swap(pair, pair_alt);
+  }
+  key_alt = DeviceBuffer<unsigned>();
+  pair_alt = DeviceBuffer<Ordinal>();
+
+  // The non-empty blocks: flags of their first slots, scanned into block ids.
+  DeviceBuffer<Ordinal> id(std::size_t(S) + 1);
+  KSPMV_CUDA_CHECK(cudaMemset(id.data(), 0, id.bytes()));
+  if (S > 0) {
+    hbp_block_flags_kernel<<<grid_for(S), kBlock>>>(key.data(), pair.data(), h.combine_ptr.data(),
+                                                    m, S, N, id.data());
+    check_launch("hbp_block_flags_kernel");
+  }
+  exclusive_sum(id.data(), std::size_t(S) + 1);
+  const Ordinal blocks = read_back(id.data() + S);
   h.blocks = blocks;
-  const long long slots = static_cast<long long>(blocks) * N, groups = slots / 32;
   h.block_row = DeviceBuffer<Ordinal>(blocks);
   h.block_col = DeviceBuffer<Ordinal>(blocks);
-  h.combine_ptr = DeviceBuffer<Ordinal>(std::size_t(R) + 1);
-  h.combine_block = DeviceBuffer<Ordinal>(blocks);
-  hbp_blocks_kernel<<<grid_for(std::max<long long>(dense, R + 1)), kBlock>>>(
-      id_cm.data(), id_rm.data(), R, C, h.block_row.data(), h.block_col.data(),
-      h.combine_ptr.data(), h.combine_block.data());
+  h.table_ptr = DeviceBuffer<Ordinal>(std::size_t(blocks) + 1);
+  hbp_blocks_kernel<<<grid_for(static_cast<long long>(S) + 1), kBlock>>>(
+      key.data(), pair.data(), h.combine_ptr.data(), m, S, N, id.data(), h.block_row.data(),
+      h.block_col.data(), h.table_ptr.data());
   check_launch("hbp_blocks_kernel");
-  id_rm = DeviceBuffer<Ordinal>();
+  key = DeviceBuffer<unsigned>();
+  id = DeviceBuffer<Ordinal>();
 
-  // Alg. 2.
-  DeviceBuffer<int> count(slots);
-  DeviceBuffer<DeviceOffset> first(slots);
-  if (slots > 0) KSPMV_CUDA_CHECK(cudaMemset(count.data(), 0, count.bytes()));
-  if (m > 0 && blocks > 0) {
-    hbp_count_kernel<<<grid_for(m), kBlock>>>(a.row_ptr.data(), a.col.data(), m, R, N, M,
-                                              id_cm.data(), count.data(), first.data());
-    check_launch("hbp_count_kernel");
+  // The blocks' warp groups.
+  DeviceBuffer<Ordinal> group_ptr(std::size_t(blocks) + 1);
+  KSPMV_CUDA_CHECK(cudaMemset(group_ptr.data(), 0, group_ptr.bytes()));
+  if (blocks > 0) {
+    hbp_group_counts_kernel<<<grid_for(blocks), kBlock>>>(h.table_ptr.data(), blocks,
+                                                          group_ptr.data());
+    check_launch("hbp_group_counts_kernel");
   }
-  id_cm = DeviceBuffer<Ordinal>();
+  exclusive_sum(group_ptr.data(), std::size_t(blocks) + 1);
+  const Ordinal groups = read_back(group_ptr.data() + blocks);
 
-  // Hash placement, group sizes, their scan into begin_nnz.
-  h.output_hash = DeviceBuffer<std::uint16_t>(slots);
-  h.zero_row = DeviceBuffer<std::int8_t>(slots);
-  h.begin_nnz = DeviceBuffer<DeviceOffset>(groups + 1);
-  KSPMV_CUDA_CHECK(cudaMemset(h.begin_nnz.data(), 0, h.begin_nnz.bytes()));
+  // Hash placement and the groups' sizes, their scan into the groups' first elements.
+  h.output_hash = DeviceBuffer<Ordinal>(S);
+  DeviceBuffer<DeviceOffset> group_begin(std::size_t(groups) + 1);
+  KSPMV_CUDA_CHECK(cudaMemset(group_begin.data(), 0, group_begin.bytes()));
   DeviceBuffer<unsigned long long> padded(reorder == HbpReorder::Dp ? 1 : 0);
   if (reorder == HbpReorder::Dp) KSPMV_CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
   const Event reorder_start, reorder_end;
   reorder_start.record(nullptr);
   if (blocks > 0 && reorder == HbpReorder::Hash) {
-    hbp_place_kernel<<<blocks, N, 2 * N * sizeof(int)>>>(count.data(), h.hash, h.output_hash.data(),
-                                                         h.zero_row.data(), h.begin_nnz.data());
+    hbp_place_kernel<<<blocks, N, 2 * N * sizeof(int)>>>(h.table_ptr.data(), pair.data(),
+                                                         first.data(), h.hash, group_ptr.data(),
+                                                         h.output_hash.data(), group_begin.data());
     check_launch("hbp_place_kernel");
   } else if (blocks > 0) {
-    hbp_sort_place_kernel<<<blocks, kSortThreads>>>(count.data(), N, reorder == HbpReorder::Dp,
-                                                    h.output_hash.data(), h.zero_row.data(),
-                                                    h.begin_nnz.data(), padded.data());
+    hbp_sort_place_kernel<<<blocks, kSortThreads>>>(
+        h.table_ptr.data(), pair.data(), first.data(), N, reorder == HbpReorder::Dp,
+        group_ptr.data(), h.output_hash.data(), group_begin.data(), padded.data());
     check_launch("hbp_sort_place_kernel");
   }
   reorder_end.record(nullptr);
+  pair = DeviceBuffer<Ordinal>();
   if (reorder == HbpReorder::Dp) h.dp_padded_nnz = static_cast<Offset>(to_host(padded)[0]);
-  exclusive_sum(h.begin_nnz.data(), groups + 1);
+  exclusive_sum(group_begin.data(), std::size_t(groups) + 1);
+  h.begin_nnz = DeviceBuffer<DeviceOffset>(std::size_t(blocks) + 1);
+  hbp_begin_kernel<<<grid_for(static_cast<long long>(blocks) + 1), kBlock>>>(
+      group_ptr.data(), group_begin.data(), blocks, h.begin_nnz.data());
+  check_launch("hbp_begin_kernel");
 
   // The conversion.
   h.col = DeviceBuffer<std::uint16_t>(a.nnz);
   h.data = DeviceBuffer<Scalar>(a.nnz);
   h.add_sign = DeviceBuffer<std::int8_t>(a.nnz);
   if (groups > 0) {
-    hbp_fill_kernel<Scalar><<<grid_for(groups * 32), kBlock>>>(
-        a.col.data(), a.val.data(), count.data(), first.data(), h.output_hash.data(),
-        h.block_col.data(), h.begin_nnz.data(), groups, N, M, h.col.data(), h.data.data(),
-        h.add_sign.data());
+    hbp_fill_kernel<Scalar><<<grid_for(static_cast<long long>(groups) * 32), kBlock>>>(
+        a.col.data(), a.val.data(), first.data(), h.output_hash.data(), h.table_ptr.data(),
+        h.block_col.data(), group_ptr.data(), group_begin.data(), blocks, groups, M, h.col.data(),
+        h.data.data(), h.add_sign.data());
     check_launch("hbp_fill_kernel");
   }
   KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
@@ -644,7 +720,7 @@ bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p) {
       static_cast<double>(hbp_table_slots(host.row_ptr, host.col, host.m, host.n, p));
   const double csr = static_cast<double>(host.nnz()) * (sizeof(Scalar) + sizeof(Ordinal)) +
                      (static_cast<double>(host.m) + 1) * sizeof(DeviceOffset);
-  return slots * (3 + 2 * sizeof(Scalar)) <= csr;
+  return slots * (sizeof(Ordinal) + 2 * sizeof(Scalar)) <= csr;
 }
 
 template struct DeviceHbp<float>;

@@ -17,11 +17,11 @@ struct DeviceHbp {
   Ordinal nrows = 0, ncols = 0, blocks = 0;
   HbpParams params;
   HbpHash hash;
-  DeviceBuffer<Ordinal> block_row, block_col, combine_ptr, combine_block;
+  DeviceBuffer<Ordinal> block_row, block_col, table_ptr, output_hash, combine_ptr;
   DeviceBuffer<DeviceOffset> begin_nnz;
-  DeviceBuffer<std::uint16_t> col, output_hash;
+  DeviceBuffer<std::uint16_t> col;
   DeviceBuffer<Scalar> data;
-  DeviceBuffer<std::int8_t> add_sign, zero_row;
+  DeviceBuffer<std::int8_t> add_sign;
   Offset dp_padded_nnz = 0;  // HbpReorder::Dp only, as in HbpMatrix
   float reorder_ms = 0;      // build_hbp_device: device time of the reordering step alone
 
@@ -35,8 +35,8 @@ struct DeviceHbp {
 // arrays as build_hbp(host copy, p, hash, reorder); Sort and Dp are the paper's sort2D and DP2D
 // baselines on the GPU (CUB block radix sort; DP2D's dynamic programming a warp per block).
 // Without `hash`, the hash is sampled on the device during Alg. 2's first pass, equal to
-// hbp_sample_hash of the same matrix. Synchronous. Throws UnsupportedError when the block grid
-// or the table does not fit 32-bit indices.
+// hbp_sample_hash of the same matrix. Synchronous; its work buffers are sized by the non-zeros
+// and the table, never by the grid of blocks.
 template <class Scalar>
 DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
                                    const HbpHash& hash, HbpReorder reorder = HbpReorder::Hash);
@@ -54,7 +54,7 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Sca
                                              const HbpParams& p = {});
 
 // Whether HBP is worth timing as a candidate of Kernel::Auto: its table traffic per SpMV
-// (zero_row, output_hash, the partial results written and read) is at most the CSR's bytes.
+// (output_hash, the partial results written and read) is at most the CSR's bytes.
 template <class Scalar>
 bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p = {});
 

@@ -122,16 +122,15 @@ HbpHash hbp_hash_from_shifts(const Offset* histogram, const HbpParams& p) {
 Offset hbp_table_slots(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
                        const HbpParams& p) {
   check_hbp_params(p);
-  std::vector<Ordinal> stamp(col_blocks(n, p), -1);
-  Offset blocks = 0;
+  std::vector<Ordinal> stamp(col_blocks(n, p), -1);  // the last row seen in each block column
+  Offset pairs = 0;
   for (Ordinal i = 0; i < m; ++i) {
-    const Ordinal bm = i / p.block_rows;
     for (Offset k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
       Ordinal& s = stamp[col[k] / p.block_cols];
-      if (s != bm) s = bm, ++blocks;
+      if (s != i) s = i, ++pairs;
     }
   }
-  return blocks * p.block_rows;
+  return pairs;
 }
 
 HbpSplit hbp_split(Ordinal blocks, Ordinal warps, double fixed_fraction) {
@@ -152,133 +151,156 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
   h.params = p;
   h.hash = hash;
   const SortedRows<Scalar> rows(a);
-  const Ordinal N = p.block_rows, M = p.block_cols, G = h.groups();
-  const Ordinal R = h.row_blocks(), C = col_blocks(a.n, p);
-
-  // Non-empty blocks, schedule order (block column major), and the combine lists.
-  std::vector<Ordinal> stamp(C, -1), per_col(std::size_t(C) + 1, 0);
-  std::vector<std::pair<Ordinal, Ordinal>> found;  // (block col, block row), block row order
-  for (Ordinal bm = 0; bm < R; ++bm) {
-    for (Ordinal i = bm * N; i < std::min(a.m, (bm + 1) * N); ++i) {
-      for_each_run(rows.c, a.row_ptr[i], a.row_ptr[i + 1], M, [&](Ordinal bn, Offset, int) {
-        if (stamp[bn] != bm) found.emplace_back(bn, bm), stamp[bn] = bm, ++per_col[bn + 1];
-      });
-    }
-  }
-  if (found.size() * std::size_t(N) > std::size_t(std::numeric_limits<Ordinal>::max()))
-    throw UnsupportedError("hbp: " + std::to_string(found.size()) + " blocks of " +
-                           std::to_string(N) + " rows do not fit 32-bit table indices");
-  const Ordinal B = static_cast<Ordinal>(found.size());
-  std::partial_sum(per_col.begin(), per_col.end(), per_col.begin());
-  h.block_row.resize(B);
-  h.block_col.resize(B);
-  for (const auto& [bn, bm] : found) {  // stable by block column: block rows stay ascending
-    const Ordinal id = per_col[bn]++;
-    h.block_row[id] = bm;
-    h.block_col[id] = bn;
-  }
-  h.combine_ptr.assign(std::size_t(R) + 1, 0);
-  for (Ordinal b = 0; b < B; ++b) ++h.combine_ptr[h.block_row[b] + 1];
-  std::partial_sum(h.combine_ptr.begin(), h.combine_ptr.end(), h.combine_ptr.begin());
-  h.combine_block.resize(B);
-  {
-    std::vector<Ordinal> next(h.combine_ptr.begin(), h.combine_ptr.end() - 1);
-    for (Ordinal b = 0; b < B; ++b) h.combine_block[next[h.block_row[b]]++] = b;
-  }
-  const auto block_id = [&](Ordinal bm, Ordinal bn) {
-    const Ordinal* first = h.combine_block.data() + h.combine_ptr[bm];
-    const Ordinal* last = h.combine_block.data() + h.combine_ptr[bm + 1];
-    return *std::lower_bound(first, last, bn,
-                             [&](Ordinal b, Ordinal v) { return h.block_col[b] < v; });
+  const Ordinal N = p.block_rows, M = p.block_cols, C = col_blocks(a.n, p);
+  const auto for_each_pair = [&](Ordinal i, auto f) {
+    for_each_run(rows.c, a.row_ptr[i], a.row_ptr[i + 1], M, f);
   };
 
-  // Alg. 2: the non-zero count and first entry of every row in every block.
-  const std::size_t slots = std::size_t(B) * N;
-  std::vector<int> count(slots, 0);
-  std::vector<Offset> first(slots, 0);
+  // Alg. 2: the runs of a row's entries in one block column are its (row, block) pairs, in
+  // row-major order; pair q holds the entries [first[q], first[q + 1]).
+  h.combine_ptr.assign(std::size_t(a.m) + 1, 0);
+  Offset pairs = 0;
   for (Ordinal i = 0; i < a.m; ++i) {
-    const Ordinal bm = i / N;
-    for_each_run(rows.c, a.row_ptr[i], a.row_ptr[i + 1], M, [&](Ordinal bn, Offset k, int c) {
-      const std::size_t s = std::size_t(block_id(bm, bn)) * N + (i - bm * N);
-      count[s] = c;
-      first[s] = k;
-    });
+    for_each_pair(i, [&](Ordinal, Offset, int) { ++pairs; });
+    if (pairs > std::numeric_limits<Ordinal>::max())
+      throw UnsupportedError(
+          "hbp: more than 2^31 - 1 (row, block) pairs do not fit 32-bit table "
+          "indices");
+    h.combine_ptr[i + 1] = static_cast<Ordinal>(pairs);
   }
+  const Ordinal S = static_cast<Ordinal>(pairs);
+  std::vector<Offset> first(std::size_t(S) + 1);
+  for (Ordinal i = 0; i < a.m; ++i) {
+    Ordinal q = h.combine_ptr[i];
+    for_each_pair(i, [&](Ordinal, Offset k, int) { first[q++] = k; });
+  }
+  first[S] = a.nnz();
 
-  // Reordering (Sec. III-B), then the conversion, block by block.
-  h.output_hash.resize(slots);
-  h.zero_row.resize(slots);
-  h.begin_nnz.resize(std::size_t(B) * G + 1);
+  // The blocks in schedule order: the pairs bucketed by block column, stably (block rows
+  // ascending in each); a block is a bucket's run of one block row. output_hash holds each
+  // block's pairs, rows ascending, until the reordering; begin_nnz the blocks' sizes, then
+  // their scan. The blocks are found block row by block row (by_row).
+  std::vector<Ordinal> stamp(C, -1), pair_at(std::size_t(C) + 1, 0), block_at(pair_at);
+  const auto for_each_bucketed = [&](auto f) {  // f(pair, block column, block row, new block)
+    std::fill(stamp.begin(), stamp.end(), -1);
+    for (Ordinal i = 0; i < a.m; ++i) {
+      for (Ordinal q = h.combine_ptr[i]; q < h.combine_ptr[i + 1]; ++q) {
+        const Ordinal bn = rows.c[first[q]] / M, bm = i / N;
+        f(q, bn, bm, stamp[bn] != bm);
+        stamp[bn] = bm;
+      }
+    }
+  };
+  for_each_bucketed([&](Ordinal, Ordinal bn, Ordinal, bool fresh) {
+    ++pair_at[bn + 1];
+    block_at[bn + 1] += fresh;
+  });
+  std::partial_sum(pair_at.begin(), pair_at.end(), pair_at.begin());
+  std::partial_sum(block_at.begin(), block_at.end(), block_at.begin());
+  const Ordinal B = block_at[C];
+  h.block_row.resize(B);
+  h.block_col.resize(B);
+  h.table_ptr.resize(std::size_t(B) + 1);
+  h.begin_nnz.assign(std::size_t(B) + 1, 0);
+  h.output_hash.resize(S);
+  std::vector<Ordinal> by_row;
+  by_row.reserve(B);
+  for_each_bucketed([&](Ordinal q, Ordinal bn, Ordinal bm, bool fresh) {
+    const Ordinal slot = pair_at[bn]++;
+    h.output_hash[slot] = q;
+    if (fresh) {
+      const Ordinal b = block_at[bn]++;
+      h.block_row[b] = bm;
+      h.block_col[b] = bn;
+      h.table_ptr[b] = slot;
+      by_row.push_back(b);
+    }
+    h.begin_nnz[block_at[bn]] += first[q + 1] - first[q];  // the size of block block_at[bn] - 1
+  });
+  h.table_ptr[B] = S;
+  std::partial_sum(h.begin_nnz.begin(), h.begin_nnz.end(), h.begin_nnz.begin());
+
+  // Reordering (Sec. III-B), then the conversion, block by block in block row order: the
+  // pairs and entries a block reads lie in its block row's stretch of the CSR.
   h.col.resize(a.nnz());
   h.data.resize(a.nnz());
   h.add_sign.resize(a.nnz());
-  std::vector<int> offs(N), sorted(N), dp(std::size_t(N) + 1);
+  std::vector<int> cnt(N), key(N), offs(N), sorted(N), dp(std::size_t(N) + 1);
+  std::vector<Ordinal> placed(N);
   std::vector<std::uint16_t> order(N);
-  Offset pos = 0;
-  for (Ordinal b = 0; b < B; ++b) {
-    const int* cnt = count.data() + std::size_t(b) * N;
+  for (const Ordinal b : by_row) {
+    Ordinal* table = h.output_hash.data() + h.table_ptr[b];
+    const Ordinal k = h.table_ptr[b + 1] - h.table_ptr[b];  // rows with entries, <= N
+    for (Ordinal t = 0; t < k; ++t)
+      cnt[t] = static_cast<int>(first[table[t] + 1] - first[table[t]]);
     if (reorder == HbpReorder::Hash) {  // counting placement by hash value, ties by row
-      std::fill(offs.begin(), offs.end(), 0);
-      for (Ordinal t = 0; t < N; ++t) ++offs[hbp_hash(hash, cnt[t])];
-      std::exclusive_scan(offs.begin(), offs.end(), offs.begin(), 0);
-      for (Ordinal t = 0; t < N; ++t) order[offs[hbp_hash(hash, cnt[t])]++] = t;
+      int lo = N, hi = 0;  // counting over the block's range of values: O(k) on sparse blocks
+      for (Ordinal t = 0; t < k; ++t) {
+        key[t] = hbp_hash(hash, cnt[t]);
+        lo = std::min(lo, key[t]);
+        hi = std::max(hi, key[t]);
+      }
+      std::fill(offs.begin(), offs.begin() + (hi - lo + 1), 0);
+      for (Ordinal t = 0; t < k; ++t) ++offs[key[t] - lo];
+      std::exclusive_scan(offs.begin(), offs.begin() + (hi - lo + 1), offs.begin(), 0);
+      for (Ordinal t = 0; t < k; ++t) order[offs[key[t] - lo]++] = t;
     } else {
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
+      std::iota(order.begin(), order.begin() + k, 0);
+      std::stable_sort(order.begin(), order.begin() + k,
                        [&](std::uint16_t x, std::uint16_t y) { return cnt[x] < cnt[y]; });
     }
     if (reorder == HbpReorder::Dp) {  // Regu2D: groups of <= 32 sorted rows, least padding
-      for (Ordinal t = 0; t < N; ++t) sorted[t] = cnt[order[t]];
+      for (Ordinal t = 0; t < k; ++t) sorted[t] = cnt[order[t]];
       dp[0] = 0;
-      for (Ordinal i = 1; i <= N; ++i) {
+      for (Ordinal i = 1; i <= k; ++i) {
         dp[i] = std::numeric_limits<int>::max();
         for (Ordinal j = std::max(0, i - kHbpWarp); j < i; ++j)
           dp[i] = std::min(dp[i], dp[j] + (i - j) * sorted[i - 1]);
       }
-      h.dp_padded_nnz += dp[N];
+      h.dp_padded_nnz += dp[k];
     }
-    std::copy(order.begin(), order.end(), h.output_hash.begin() + std::size_t(b) * N);
+    for (Ordinal t = 0; t < k; ++t) placed[t] = table[order[t]];
+    std::copy(placed.begin(), placed.begin() + k, table);
+    Offset pos = h.begin_nnz[b];
     const Ordinal col_base = h.block_col[b] * M;
-    for (Ordinal g = 0; g < G; ++g) {
-      h.begin_nnz[std::size_t(b) * G + g] = pos;
-      int c[kHbpWarp], max_c = 0, zeros = 0;
+    for (Ordinal g0 = 0; g0 < k; g0 += kHbpWarp) {  // a warp group: table slots g0 + lane
+      int c[kHbpWarp], max_c = 0;
       for (int l = 0; l < kHbpWarp; ++l) {
-        const std::size_t slot = std::size_t(b) * N + g * kHbpWarp + l;
-        c[l] = cnt[order[g * kHbpWarp + l]];
-        h.zero_row[slot] = static_cast<std::int8_t>(c[l] == 0 ? -1 : zeros);
-        zeros += c[l] == 0;
+        c[l] = g0 + l < k ? cnt[order[g0 + l]] : 0;
         max_c = std::max(max_c, c[l]);
       }
-      // Column-major within the group: step k holds the k-th element of each longer row.
-      for (int k = 0; k < max_c; ++k) {
+      // Column-major within the group: step j holds the j-th element of each longer row.
+      for (int j = 0; j < max_c; ++j) {
         int active = 0, next_rank[kHbpWarp], nexts = 0;
         for (int l = 0; l < kHbpWarp; ++l) {
           next_rank[l] = nexts;
-          nexts += c[l] > k + 1;
-          active += c[l] > k;
+          nexts += c[l] > j + 1;
+          active += c[l] > j;
         }
         for (int l = 0, rank = 0; l < kHbpWarp; ++l) {
-          if (c[l] <= k) continue;
-          const Offset src = first[std::size_t(b) * N + order[g * kHbpWarp + l]] + k;
+          if (c[l] <= j) continue;
+          const Offset src = first[table[g0 + l]] + j;
           const Offset dst = pos + rank;
           h.col[dst] = static_cast<std::uint16_t>(rows.c[src] - col_base);
           h.data[dst] = rows.v[src];
           h.add_sign[dst] =
-              static_cast<std::int8_t>(c[l] > k + 1 ? active - rank + next_rank[l] : -1);
+              static_cast<std::int8_t>(c[l] > j + 1 ? active - rank + next_rank[l] : -1);
           ++rank;
         }
         pos += active;
       }
     }
   }
-  h.begin_nnz.back() = pos;
   return h;
 }
 
 template <class Scalar>
 HbpBalance hbp_balance(const HbpMatrix<Scalar>& h) {
   HbpBalance r;
-  const Ordinal N = h.params.block_rows, G = h.groups();
+  const Ordinal N = h.params.block_rows;
+  std::vector<Ordinal> pair_row(h.slots());
+  for (Ordinal i = 0; i < h.nrows; ++i)
+    std::fill(pair_row.begin() + h.combine_ptr[i], pair_row.begin() + h.combine_ptr[i + 1], i);
   std::vector<int> at(N), local(N);
   const auto variance = [](const int* c) {
     double mean = 0, sq = 0;
@@ -288,22 +310,26 @@ HbpBalance hbp_balance(const HbpMatrix<Scalar>& h) {
     return sq / kHbpWarp;
   };
   for (Ordinal b = 0; b < h.blocks(); ++b) {
-    const std::size_t base = std::size_t(b) * N;
-    for (Ordinal p = 0; p < N; ++p) {  // the row at position p: follow its add_sign chain
-      const int z = h.zero_row[base + p];
-      int c = 0;
-      if (z >= 0) {
-        Offset j = h.begin_nnz[std::size_t(b) * G + p / kHbpWarp] + p % kHbpWarp - z;
-        for (c = 1; h.add_sign[j] > 0; ++c) j += h.add_sign[j];
+    const Ordinal t0 = h.table_ptr[b], k = h.table_ptr[b + 1] - t0;
+    std::fill(at.begin(), at.end(), 0);  // the paper's table: the empty rows first
+    std::fill(local.begin(), local.end(), 0);
+    Offset j0 = h.begin_nnz[b];
+    for (Ordinal g0 = 0; g0 < k; g0 += kHbpWarp) {  // count each lane's add_sign chain
+      Offset group_nnz = 0;
+      for (Ordinal s = g0; s < std::min(k, g0 + kHbpWarp); ++s) {
+        int c = 1;
+        for (Offset j = j0 + (s - g0); h.add_sign[j] > 0; j += h.add_sign[j]) ++c;
+        at[N - k + s] = c;
+        local[pair_row[h.output_hash[t0 + s]] - h.block_row[b] * N] = c;
+        group_nnz += c;
       }
-      at[p] = c;
-      local[h.output_hash[base + p]] = c;
+      j0 += group_nnz;
     }
-    for (Ordinal g = 0; g < G; ++g) {
+    for (Ordinal g = 0; g < N / kHbpWarp; ++g) {
       r.before += variance(local.data() + g * kHbpWarp);
       r.after += variance(at.data() + g * kHbpWarp);
     }
-    r.groups += G;
+    r.groups += N / kHbpWarp;
   }
   if (r.groups > 0)
     r.before = std::sqrt(r.before / r.groups), r.after = std::sqrt(r.after / r.groups);

@@ -60,8 +60,8 @@ HbpHash hbp_hash_from_shifts(const Offset* histogram, const HbpParams& p);
 // True when the columns of every row are non-decreasing (what the GPU preprocessing needs).
 bool hbp_rows_sorted(const Offset* row_ptr, const Ordinal* col, Ordinal m);
 
-// Table slots (non-empty blocks * block_rows) of the HBP form of a CSR (any column order):
-// the size of zero_row, output_hash and the partial results, in O(nnz).
+// Table slots of the HBP form of a CSR (any column order): its (row, block) pairs with entries,
+// at most nnz; the size of output_hash and the partial results, in O(nnz + columns / block_cols).
 Offset hbp_table_slots(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
                        const HbpParams& p);
 
@@ -78,32 +78,47 @@ struct HbpMatrix {
   HbpParams params;
   HbpHash hash;
   // Non-empty blocks only, in schedule order: block column major, then block row, so that
-  // consecutive blocks share their x segment (Sec. III-C). Block b has groups
-  // [b * groups(), (b + 1) * groups()) and table slots [b * block_rows, (b + 1) * block_rows).
+  // consecutive blocks share their x segment (Sec. III-C).
   std::vector<Ordinal> block_row, block_col;
-  std::vector<Offset> begin_nnz;  // blocks * groups + 1: first element of each warp group
-  // nnz entries, block by block, group by group, column-major within a group (the k-th
-  // element of every row of the group that has one, in table order):
+  // The table (Sec. III-A) lists, for each block, only its rows with entries in it: block b has
+  // slots [table_ptr[b], table_ptr[b + 1]) in execution (hash) order, in warp groups of 32 (the
+  // last one may be short), so the table is bounded by nnz. The paper's lists all block_rows
+  // rows of every block (rows x column blocks slots) and marks the empty ones in zero_row; with
+  // no empty row in a group, lane l's first element is the group's first + l and zero_row, 0
+  // throughout, is not stored.
+  std::vector<Ordinal> table_ptr;  // blocks + 1
+  std::vector<Offset> begin_nnz;   // blocks + 1: first element of each block (Sec. III-A)
+  // nnz entries, block by block, group by group (each group's elements after the previous
+  // group's), column-major within a group (the k-th element of every row of the group that
+  // has one, in table order):
   std::vector<std::uint16_t> col;  // column - block_col * block_cols
   std::vector<Scalar> data;
   std::vector<std::int8_t> add_sign;  // distance to the row's next element, -1 at its last
-  // blocks * block_rows, by table position (execution order):
-  std::vector<std::int8_t> zero_row;       // -1: empty row; else empty rows before it in its group
-  std::vector<std::uint16_t> output_hash;  // the local row (row - block_row * block_rows)
-  // Combine part: the blocks of block row r are combine_block[combine_ptr[r] .. [r+1]).
-  std::vector<Ordinal> combine_ptr, combine_block;
-  Offset dp_padded_nnz = 0;  // DP2D only: the padded work of its optimal groups
+  // By table slot, the row's position before the hash transformation, where its partial
+  // result goes: the index of its (row, block) pair among all pairs with entries in row-major
+  // order (row, then block column).
+  std::vector<Ordinal> output_hash;
+  // Combine part: the pairs (partial results) of row i are [combine_ptr[i], combine_ptr[i + 1]).
+  std::vector<Ordinal> combine_ptr;  // nrows + 1
+  Offset dp_padded_nnz = 0;          // DP2D only: the padded work of its optimal groups
 
-  Ordinal groups() const { return params.block_rows / kHbpWarp; }
   Ordinal blocks() const { return static_cast<Ordinal>(block_row.size()); }
-  Ordinal row_blocks() const { return (nrows + params.block_rows - 1) / params.block_rows; }
+  Offset slots() const { return static_cast<Offset>(output_hash.size()); }
   Offset nnz() const { return begin_nnz.empty() ? 0 : begin_nnz.back(); }
+  std::size_t bytes() const {
+    return (block_row.size() + block_col.size() + table_ptr.size() + output_hash.size() +
+            combine_ptr.size()) *
+               sizeof(Ordinal) +
+           begin_nnz.size() * sizeof(Offset) + col.size() * sizeof(std::uint16_t) +
+           data.size() * sizeof(Scalar) + add_sign.size();
+  }
 };
 
-// Host preprocessing (the reference of the GPU's): Alg. 2 (non-zeros of every row in every
-// block), the reordering, then the format conversion (Sec. III-B). `hash` is used by
-// HbpReorder::Hash only. Throws InvalidArgument for bad params, UnsupportedError when the
-// block count or the table (blocks * block_rows slots) does not fit an Ordinal.
+// Host preprocessing (the reference of the GPU's): Alg. 2 (the first entry and non-zero count of
+// every row in every block: the pairs), the blocks in schedule order, the reordering, then the
+// format conversion (Sec. III-B); O(nnz + rows + columns / block_cols) time and memory. `hash`
+// is used by HbpReorder::Hash only. Throws InvalidArgument for bad params, UnsupportedError
+// when the table does not fit an Ordinal.
 template <class Scalar>
 HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, const HbpHash& hash,
                             HbpReorder reorder = HbpReorder::Hash);
@@ -120,7 +135,8 @@ HbpSplit hbp_split(Ordinal blocks, Ordinal warps, double fixed_fraction);
 // Paper 3, Fig. 6: the standard deviation of the non-zero counts of the 32 rows of each warp
 // group over the warp groups of the stored blocks (root of the mean variance, which sorting the
 // rows can never increase; a plain mean of the deviations can), with the rows in their original
-// order (before) and in table order (after).
+// order (before) and in table order (after), over the paper's table of block_rows rows per
+// block: its empty rows (which ours does not store) first, as the lowest hash value.
 struct HbpBalance {
   double before = 0, after = 0;
   Offset groups = 0;
