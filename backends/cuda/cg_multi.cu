@@ -193,6 +193,7 @@ CgResult cg_multi(MultiDeviceSpmv<S>& a, const S* b, S* x, const CgOptions& o, b
   if (bnorm == 0) {
     for (Ordinal i = 0; i < n; ++i) x[i] = S(0);
     res.converged = true;
+    res.stop = CgStop::Converged;
     return res;
   }
   Vectors<S> ops(a, comp);
@@ -216,7 +217,10 @@ CgResult cg_multi(MultiDeviceSpmv<S>& a, const S* b, S* x, const CgOptions& o, b
   while (std::sqrt(rr) / bnorm > o.tolerance && res.iterations < o.max_iterations) {
     spmv(vp);
     const double pq = ops.dot(vp, vq);
-    if (!(pq > 0)) break;  // not positive definite along p (or breakdown)
+    if (!(pq > 0)) {  // not positive definite along p (or breakdown)
+      res.stop = CgStop::NotPositive, res.curvature = pq;
+      break;
+    }
     const S alpha = static_cast<S>(rr / pq);
     ops.axpy(vx, vp, alpha);
     ops.axpy(vr, vq, -alpha);
@@ -236,6 +240,7 @@ CgResult cg_multi(MultiDeviceSpmv<S>& a, const S* b, S* x, const CgOptions& o, b
   for (S v : r) rnorm += double(v) * double(v);
   res.relative_residual = std::sqrt(rnorm) / bnorm;
   res.converged = std::sqrt(rr) / bnorm <= o.tolerance;
+  if (res.converged) res.stop = CgStop::Converged;
   return res;
 }
 

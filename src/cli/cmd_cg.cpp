@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "kspmv/formats/convert.hpp"
 #include "kspmv/solvers/cg.hpp"
 #include "testing/reference.hpp"
 #include "tools/common.hpp"
@@ -15,6 +16,33 @@
 namespace kspmv::cli {
 
 namespace {
+
+// Whether a == a^T, entry by entry (after sorting and merging duplicates).
+template <class Scalar>
+bool is_symmetric(const CsrMatrix<Scalar>& a) {
+  if (a.nrows != a.ncols) return false;
+  const auto s = sort_and_merge(a), t = sort_and_merge(transpose(a));
+  if (s.nnz() != t.nnz()) return false;
+  for (Ordinal i = 0; i <= a.nrows; ++i)
+    if (s.row_ptr(i) != t.row_ptr(i)) return false;
+  for (Offset k = 0; k < s.nnz(); ++k)
+    if (s.col_idx(k) != t.col_idx(k) || s.values(k) != t.values(k)) return false;
+  return true;
+}
+
+// Why CG stopped short, in words ("" when it converged).
+template <class Scalar>
+std::string stop_reason(const CgResult& res, const CsrMatrix<Scalar>& a) {
+  if (res.stop == CgStop::Converged) return "";
+  if (res.stop == CgStop::MaxIterations)
+    return "the iteration limit ran out (--max-iters " + std::to_string(res.iterations) + ")";
+  char curvature[64];
+  std::snprintf(curvature, sizeof curvature, "%.3g", res.curvature);
+  return "non-positive curvature p'Ap = " + std::string(curvature) + " at iteration " +
+         std::to_string(res.iterations + 1) + ": the matrix is " +
+         (is_symmetric(a) ? "symmetric but not positive definite"
+                          : "not symmetric (CG needs a symmetric positive definite matrix)");
+}
 
 template <class Scalar>
 int run_cg(const ParsedArgs& args, const Options& options) {
@@ -41,6 +69,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
   const double residual = bn > 0 ? std::sqrt(rn / bn) : std::sqrt(rn);
   // A converged solve must hold its tolerance (with room for the recursive residual's drift).
   const bool ok = res.converged && residual <= 10 * cg_options.tolerance;
+  const std::string why = stop_reason(res, a);
 
   if (args.flag("json")) {
     JsonWriter j(std::cout);
@@ -58,6 +87,10 @@ int run_cg(const ParsedArgs& args, const Options& options) {
         .field("converged", res.converged)
         .field("relative_residual", residual)
         .field("ms_per_iteration", res.ms_per_iteration)
+        .field("stop", res.stop == CgStop::Converged       ? "converged"
+                       : res.stop == CgStop::MaxIterations ? "max_iterations"
+                                                           : "not_positive_definite")
+        .field("why", why)
         .field("ok", ok)
         .end_object();
   } else {
@@ -69,6 +102,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
     std::printf("cg         %d iterations, %.4f ms per iteration, %s (tolerance %.1e)\n",
                 res.iterations, res.ms_per_iteration, res.converged ? "converged" : "NOT converged",
                 cg_options.tolerance);
+    if (!why.empty()) std::printf("stopped    %s\n", why.c_str());
     std::printf("check      relative residual ||b - A x|| / ||b|| = %.3g: %s\n", residual,
                 ok ? "ok" : "WRONG");
   }

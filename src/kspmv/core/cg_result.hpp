@@ -9,8 +9,17 @@ struct CgOptions {
   int max_iterations = 1000;
 };
 
+// Why CG stopped.
+enum class CgStop {
+  Converged,      // the iterated residual reached the tolerance
+  MaxIterations,  // CgOptions::max_iterations ran out first
+  NotPositive,    // p'Ap <= 0 (or NaN) at iteration `iterations`: A is not positive definite
+};
+
 struct CgResult {
   int iterations = 0;
+  CgStop stop = CgStop::MaxIterations;
+  double curvature = 0;          // p'Ap where CG broke down (stop == NotPositive)
   double relative_residual = 0;  // ||b - A x|| / ||b|| of the returned x (recomputed at the end)
   bool converged = false;        // the iterated residual reached the tolerance
   double ms_per_iteration = 0;

@@ -33,6 +33,7 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   if (bnorm == 0) {
     for (std::size_t i = 0; i < n; ++i) x[i] = S(0);
     res.converged = true;
+    res.stop = CgStop::Converged;
     return res;
   }
   a.apply(S(-1), x, S(1), r.data());  // r = b - A x
@@ -41,7 +42,10 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   while (std::sqrt(rr) / bnorm > o.tolerance && res.iterations < o.max_iterations) {
     a.apply(S(1), p.data(), S(0), q.data());  // q = A p
     const double pq = dot(p, q);
-    if (!(pq > 0)) break;  // A is not positive definite along p (or breakdown)
+    if (!(pq > 0)) {  // A is not positive definite along p (or breakdown)
+      res.stop = CgStop::NotPositive, res.curvature = pq;
+      break;
+    }
     const S alpha = static_cast<S>(rr / pq);
     for (std::size_t i = 0; i < n; ++i) {
       x[i] += alpha * p[i];
@@ -60,6 +64,7 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   a.apply(S(-1), x, S(1), r.data());
   res.relative_residual = std::sqrt(dot(r, r)) / bnorm;
   res.converged = std::sqrt(rr) / bnorm <= o.tolerance;
+  if (res.converged) res.stop = CgStop::Converged;
   return res;
 }
 
