@@ -367,6 +367,75 @@ TEST(GenSpec, SpecsTooLargeForMemoryAreRefusedBeforeAnyWork) {
   }
 }
 
+TEST(GenSpec, DecimalNumbersAreReadExactly) {
+  // Every integer of 100..9999, and every 7th up to 99999, as d.ddd...eK (1.1e2 is 110).
+  for (int v = 100; v < 100000; v += v < 10000 ? 1 : 7) {
+    const std::string d = std::to_string(v);
+    const std::string text =
+        d.substr(0, 1) + "." + d.substr(1) + "e" + std::to_string(d.size() - 1);
+    ASSERT_EQ(from_spec<float>("uniform:rows=1,k=0,cols=" + text).ncols, v) << text;
+  }
+  const std::vector<std::pair<std::string, Ordinal>> good = {{"1.1e2", 110},
+                                                             {"12.50e1", 125},
+                                                             {"0.5e1", 5},
+                                                             {"1.000e3", 1000},
+                                                             {"2^0", 1},
+                                                             {"3^4", 81},
+                                                             {"0.00e0", 0},
+                                                             {"000123", 123},
+                                                             {"1E3", 1000},
+                                                             {"7e0", 7},
+                                                             {"2147483647", 2147483647},
+                                                             {"2.147483647e9", 2147483647}};
+  for (const auto& [text, v] : good)
+    EXPECT_EQ(from_spec<float>("uniform:rows=1,k=0,cols=" + text).ncols, v) << text;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"1.15e1", "not an integer"},
+      {"1.25e1", "not an integer"},
+      {"1.x5e1", "malformed number"},
+      {".5e1", "malformed number"},
+      {"2147483648", "out of range"},
+      {"2.147483648e9", "out of range"},
+      {"99999999999999999999999", "out of range"},
+      {"1e19", "out of range"},
+      {"1e99999999999999999999", "out of range"},
+      {"2^64", "out of range"},
+      {"3^99999999999999999999", "out of range"},
+      {"1.8446744073709551617e19", "out of range"}};
+  for (const auto& [text, message] : bad) {
+    try {
+      (void)from_spec<float>("uniform:rows=1,k=0,cols=" + text);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("cols=" + text + ": " + message), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(GenSpec, ErrorsQuoteTheSpecEscapedAndCut) {
+  using namespace std::string_literals;
+  const std::string nasty = "lap\x1b[2J\0lace:n=3"s, key = "laplace2d:n\x01=3"s;
+  const std::string very_long = "laplace2d:n=" + std::string(100000, '7');
+  for (const auto& spec : {nasty, key, very_long}) {
+    try {
+      (void)from_spec<double>(spec);
+      ADD_FAILURE() << "no error";
+    } catch (const InvalidArgument& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.find_first_of("\x1b\x01\0"s), std::string::npos) << m;
+      EXPECT_LT(m.size(), 400u);
+    }
+  }
+  try {
+    (void)from_spec<double>(nasty);
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown family 'lap\\x1B[2J\\x00lace'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GenSpec, HelpNamesEveryFamily) {
   const std::string h = spec_help();
   for (const char* f : {"laplace2d", "stencil7", "stencil27", "uniform", "kron", "rgg", "kmer",
