@@ -9,6 +9,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$repo/build}"
 packages=(cmake g++ ninja-build pkg-config libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
           libgtest-dev zlib1g-dev libhwloc-dev)
+if [[ "${CI:-}" == true ]]; then
+  packages+=(clang)  # CI builds and tests with clang as well (scripts/test.sh)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

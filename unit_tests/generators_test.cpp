@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,31 @@ void expect_symmetric(const CsrMatrix<S>& a, bool no_diagonal) {
       if (no_diagonal) ASSERT_NE(i, j) << "diagonal entry in row " << i;
       ASSERT_EQ(entry(a, j, i), double(a.values(k))) << "(" << i << ", " << j << ")";
     }
+}
+
+// Lowers the memory kspmv sees as available (KSPMV_MEMORY_LIMIT) for one scope.
+class MemoryLimit {
+ public:
+  explicit MemoryLimit(double bytes) {
+    if (const char* old = std::getenv(kName)) old_ = old;
+    setenv(kName, std::to_string(static_cast<unsigned long long>(bytes)).c_str(), 1);
+  }
+  ~MemoryLimit() {
+    if (old_)
+      setenv(kName, old_->c_str(), 1);
+    else
+      unsetenv(kName);
+  }
+
+ private:
+  static constexpr const char* kName = "KSPMV_MEMORY_LIMIT";
+  std::optional<std::string> old_;
+};
+
+// Bytes of a CSR's three arrays.
+template <class S>
+double csr_bytes(const CsrMatrix<S>& a) {
+  return 8.0 * (a.nrows + 1) + double(a.nnz()) * (sizeof(Ordinal) + sizeof(S));
 }
 
 template <class S>
@@ -287,6 +314,125 @@ TEST(GenSpec, RejectsEveryMalformedSpecWithAMessage) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
           << "spec \"" << spec << "\" gave: " << e.what();
     }
+  }
+}
+
+TYPED_TEST(GenTyped, ExactSizesAreCheckedAgainstMemoryToTheByte) {
+  using S = TypeParam;
+  for (const char* spec :
+       {"laplace2d:nx=300,ny=200", "stencil7:n=40", "stencil27:n=30",
+        "uniform:rows=20000,k=7,cols=50000", "banded:n=30000,bw=5", "banded:n=20,bw=100"}) {
+    const double bytes = csr_bytes(from_spec<S>(spec));
+    {
+      MemoryLimit limit(bytes);
+      EXPECT_NO_THROW((void)from_spec<S>(spec)) << spec;
+    }
+    MemoryLimit limit(bytes - 1);
+    EXPECT_THROW((void)from_spec<S>(spec), MemoryError) << spec;
+  }
+}
+
+TYPED_TEST(GenTyped, EstimatedSizesAreRefusedBelowAndAcceptedAboveTheResult) {
+  using S = TypeParam;
+  for (const char* spec : {"kron:scale=13,ef=8", "rgg:scale=14", "kmer:rows=100000",
+                           "fullchip:rows=20000", "laplace2d:n=200+longrows:count=5,len=20000"}) {
+    const double bytes = csr_bytes(from_spec<S>(spec));
+    {
+      MemoryLimit limit(0.9 * bytes);  // the result alone does not fit
+      EXPECT_THROW((void)from_spec<S>(spec), MemoryError) << spec;
+    }
+    MemoryLimit limit(3 * bytes);  // room for the result and the generator's work arrays
+    EXPECT_NO_THROW((void)from_spec<S>(spec)) << spec;
+  }
+}
+
+TEST(GenSpec, SpecsTooLargeForMemoryAreRefusedBeforeAnyWork) {
+  // The sizes of the issue: 16 to 700 GiB, refused at once with the sizes named.
+  const MemoryLimit limit(double(1 << 30));
+  const std::vector<std::pair<std::string, std::string>> huge = {
+      {"laplace2d:n=46340", "2147395600 x 2147395600 matrix with 10736792640 non-zeros in double"},
+      {"kron:scale=28", "268435456 x 268435456 matrix with about 8589934592 non-zeros"},
+      {"stencil27:n=1290", "2146689000 x 2146689000 matrix with 57870788032 non-zeros"},
+      {"rgg:scale=30", "1073741824 x 1073741824 matrix with about"}};
+  for (const auto& [spec, sizes] : huge) {
+    try {
+      (void)from_spec<double>(spec);
+      ADD_FAILURE() << "no error for " << spec;
+    } catch (const MemoryError& e) {
+      EXPECT_GT(e.requested_bytes(), std::size_t(16) << 30) << spec;
+      EXPECT_EQ(e.available_bytes(), std::size_t(1) << 30) << spec;
+      EXPECT_NE(std::string(e.what()).find(sizes), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("1024 MiB available"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(GenSpec, DecimalNumbersAreReadExactly) {
+  // Every integer of 100..9999, and every 7th up to 99999, as d.ddd...eK (1.1e2 is 110).
+  for (int v = 100; v < 100000; v += v < 10000 ? 1 : 7) {
+    const std::string d = std::to_string(v);
+    const std::string text =
+        d.substr(0, 1) + "." + d.substr(1) + "e" + std::to_string(d.size() - 1);
+    ASSERT_EQ(from_spec<float>("uniform:rows=1,k=0,cols=" + text).ncols, v) << text;
+  }
+  const std::vector<std::pair<std::string, Ordinal>> good = {{"1.1e2", 110},
+                                                             {"12.50e1", 125},
+                                                             {"0.5e1", 5},
+                                                             {"1.000e3", 1000},
+                                                             {"2^0", 1},
+                                                             {"3^4", 81},
+                                                             {"0.00e0", 0},
+                                                             {"000123", 123},
+                                                             {"1E3", 1000},
+                                                             {"7e0", 7},
+                                                             {"2147483647", 2147483647},
+                                                             {"2.147483647e9", 2147483647}};
+  for (const auto& [text, v] : good)
+    EXPECT_EQ(from_spec<float>("uniform:rows=1,k=0,cols=" + text).ncols, v) << text;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"1.15e1", "not an integer"},
+      {"1.25e1", "not an integer"},
+      {"1.x5e1", "malformed number"},
+      {".5e1", "malformed number"},
+      {"2147483648", "out of range"},
+      {"2.147483648e9", "out of range"},
+      {"99999999999999999999999", "out of range"},
+      {"1e19", "out of range"},
+      {"1e99999999999999999999", "out of range"},
+      {"2^64", "out of range"},
+      {"3^99999999999999999999", "out of range"},
+      {"1.8446744073709551617e19", "out of range"}};
+  for (const auto& [text, message] : bad) {
+    try {
+      (void)from_spec<float>("uniform:rows=1,k=0,cols=" + text);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("cols=" + text + ": " + message), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(GenSpec, ErrorsQuoteTheSpecEscapedAndCut) {
+  using namespace std::string_literals;
+  const std::string nasty = "lap\x1b[2J\0lace:n=3"s, key = "laplace2d:n\x01=3"s;
+  const std::string very_long = "laplace2d:n=" + std::string(100000, '7');
+  for (const auto& spec : {nasty, key, very_long}) {
+    try {
+      (void)from_spec<double>(spec);
+      ADD_FAILURE() << "no error";
+    } catch (const InvalidArgument& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.find_first_of("\x1b\x01\0"s), std::string::npos) << m;
+      EXPECT_LT(m.size(), 400u);
+    }
+  }
+  try {
+    (void)from_spec<double>(nasty);
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown family 'lap\\x1B[2J\\x00lace'"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -7,7 +7,7 @@ namespace kspmv {
 
 namespace {
 // Rows one host task fills: enough to amortize scheduling.
-constexpr Ordinal kFillRows = 4096;
+constexpr Offset kFillRows = 4096;
 }  // namespace
 
 template <class Scalar>
@@ -30,14 +30,17 @@ SegmentedCsr<Scalar> to_segmented(const CsrMatrix<Scalar>& a, int seg_length) {
   const Offset* row_seg_ptr = s.row_seg_ptr.data();
   Ordinal* col = s.col_idx.data();
   Scalar* val = s.values.data();
-  const Ordinal chunks = (m + kFillRows - 1) / kFillRows;
+  // Row and chunk arithmetic in Offset: m + kFillRows would wrap an Ordinal near 2^31.
+  const Offset chunks = (Offset(m) + kFillRows - 1) / kFillRows;
   // A plain lambda: seg_fill is host code and this runs on the host execution space only.
-  Kokkos::parallel_for("kspmv::seg::fill", Kokkos::RangePolicy<HostExecSpace>(0, chunks),
-                       [=](Ordinal c) {
-                         const Ordinal begin = c * kFillRows;
+  Kokkos::parallel_for("kspmv::seg::fill",
+                       Kokkos::RangePolicy<HostExecSpace, Kokkos::IndexType<Offset>>(0, chunks),
+                       [=](Offset c) {
+                         const Offset begin = c * kFillRows;
                          const Offset first = row_seg_ptr[begin] * seg_length;
-                         seg_fill(csr, seg_length, row_seg_ptr, begin,
-                                  std::min(m, begin + kFillRows), col + first, val + first);
+                         seg_fill(csr, seg_length, row_seg_ptr, static_cast<Ordinal>(begin),
+                                  static_cast<Ordinal>(std::min<Offset>(m, begin + kFillRows)),
+                                  col + first, val + first);
                        });
   return s;
 }

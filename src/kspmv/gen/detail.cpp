@@ -2,6 +2,8 @@
 #include "kspmv/gen/detail.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
 
 #include "kspmv/core/error.hpp"
 
@@ -71,6 +73,19 @@ void sample_sorted(Rng& rng, Offset k, Offset n, Ordinal* out) {
 
 void require(bool ok, const std::string& what, const std::string& message) {
   if (!ok) throw InvalidArgument(what + ": " + message);
+}
+
+void require_memory(const std::string& what, Offset m, Offset n, double nnz, bool exact,
+                    std::size_t scalar_bytes, double work_bytes) {
+  const double bytes =
+      double(m + 1) * sizeof(Offset) + nnz * double(sizeof(Ordinal) + scalar_bytes) + work_bytes;
+  constexpr auto kMax = std::numeric_limits<std::size_t>::max();
+  char count[32];
+  std::snprintf(count, sizeof count, "%.0f", nnz);
+  kspmv::require_memory(bytes < double(kMax) ? static_cast<std::size_t>(bytes) : kMax,
+                        what + ": " + std::to_string(m) + " x " + std::to_string(n) +
+                            " matrix with " + (exact ? "" : "about ") + count + " non-zeros in " +
+                            (scalar_bytes == sizeof(float) ? "float" : "double"));
 }
 
 }  // namespace kspmv::gen::detail

@@ -87,6 +87,12 @@ void sample_sorted(Rng& rng, Offset k, Offset n, Ordinal* out);
 // Throws InvalidArgument("<what>: <message>") unless ok.
 void require(bool ok, const std::string& what, const std::string& message);
 
+// Refuses (MemoryError) a generator whose peak memory, an m x n CSR of `nnz` entries of
+// `scalar_bytes` plus `work_bytes` of its own arrays, exceeds the available memory; called before
+// any work. `exact` says whether nnz is exact or an estimate (random generators).
+void require_memory(const std::string& what, Offset m, Offset n, double nnz, bool exact,
+                    std::size_t scalar_bytes, double work_bytes = 0);
+
 // Builds an m x n CSR in two passes over rows, each a parallel_for: length(i) gives row i's
 // non-zero count, fill(i, cols, vals) writes exactly that many sorted entries. Both must be
 // pure functions of i so that the result does not depend on the number of threads.

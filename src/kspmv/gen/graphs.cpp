@@ -34,12 +34,16 @@ CsrMatrix<S> kronecker(int scale, int edge_factor, std::uint64_t seed) {
           "edge_factor must be >= 1 with edge_factor * 2^scale <= 2^34");
   const Ordinal n = Ordinal(1) << scale;
   const Offset edges = Offset(edge_factor) << scale;
+  // At most 2 entries per edge; at the peak the buckets (8 bytes per edge), degree and start
+  // live beside the CSR.
+  detail::require_memory("kronecker", n, n, 2.0 * edges, false, sizeof(S), 8.0 * edges + 16.0 * n);
   const detail::Bijection scramble(static_cast<std::uint64_t>(n), seed);
 
   // 1. Edges: per level one quadrant, a=.57 b=.19 c=.19 d=.05 (16 bits of a draw per level).
   auto src = make_host_view<Ordinal>("kspmv::gen::src", edges);
   auto dst = make_host_view<Ordinal>("kspmv::gen::dst", edges);
-  HostView<Offset> degree("kspmv::gen::degree", n);
+  auto degree = make_host_view<Offset>("kspmv::gen::degree", n);
+  Kokkos::deep_copy(degree, Offset(0));
   Kokkos::parallel_for("kspmv::gen::rmat", Range(0, edges), [=](std::int64_t e) {
     Rng rng(seed, static_cast<std::uint64_t>(e));
     std::uint64_t u = 0, v = 0, bits = 0;
@@ -101,6 +105,11 @@ CsrMatrix<S> random_geometric(int scale, std::uint64_t seed) {
   const double r2 = radius * radius;
   const auto g = static_cast<Ordinal>(std::max(1.0, std::floor(1.0 / radius)));  // cells >= r
   const Offset cells = Offset(g) * g;
+  // Mean degree pi r^2 (n - 1), less at the border; the points' coordinates, cells and order
+  // (28 bytes each) and the cell pointers live beside the CSR.
+  detail::require_memory("random_geometric", n, n,
+                         std::min(std::acos(-1.0) * r2, 1.0) * n * (n - 1.0), false, sizeof(S),
+                         28.0 * n + 16.0 * cells);
   auto cell_of = [=](double x, double y) {
     const auto cx = std::min<Ordinal>(g - 1, static_cast<Ordinal>(x * g));
     const auto cy = std::min<Ordinal>(g - 1, static_cast<Ordinal>(y * g));
@@ -108,7 +117,8 @@ CsrMatrix<S> random_geometric(int scale, std::uint64_t seed) {
   };
 
   // Points by cell: count, scan, scatter, then order each cell by point id (deterministic).
-  HostView<Offset> count("kspmv::gen::cell_count", cells);
+  auto count = make_host_view<Offset>("kspmv::gen::cell_count", cells);
+  Kokkos::deep_copy(count, Offset(0));
   Kokkos::parallel_for("kspmv::gen::points", Range(0, n), [=](std::int64_t p) {
     Rng rng(seed, static_cast<std::uint64_t>(p));
     const double x = rng.uniform(), y = rng.uniform();

@@ -19,6 +19,11 @@ void sort_small(Ordinal* first, Ordinal* last) {
   for (Ordinal* i = first + 1; i < last; ++i)
     for (Ordinal* j = i; j > first && j[-1] > j[0]; --j) std::swap(j[-1], j[0]);
 }
+
+// The j-th planted long row's length (with_long_rows): max(1, max_length / 2^j), at most ncols.
+Offset long_row_length(int j, Ordinal max_length, Ordinal ncols) {
+  return std::min<Offset>(ncols, std::max<Offset>(1, j < 31 ? max_length >> j : 0));
+}
 }  // namespace
 
 template <class S>
@@ -28,6 +33,7 @@ CsrMatrix<S> uniform_random(Ordinal rows, Ordinal cols, int k, std::uint64_t see
   require(rows == 0 || k <= cols, "uniform_random",
           "k = " + std::to_string(k) + " distinct columns per row do not fit in " +
               std::to_string(cols) + " columns");
+  detail::require_memory("uniform_random", rows, cols, double(rows) * k, true, sizeof(S));
   auto length = [=](Ordinal) -> Offset { return k; };
   auto fill = [=](Ordinal i, Ordinal* col, S* val) {
     Rng rng(seed, static_cast<std::uint64_t>(i));
@@ -44,6 +50,9 @@ CsrMatrix<S> kmer(Ordinal rows, std::uint64_t seed) {
   // probability kBreak only for odd t < rows-2, so every vertex keeps a neighbour. Branch edges
   // pair position t with t ^ mask[b] (an involution, so the graph is symmetric).
   constexpr double kBreak = 0.2, kBranch[2] = {0.2, 0.1};
+  // Mean degree: 2 chain edges, half of them broken with probability kBreak, and the branches.
+  detail::require_memory("kmer", rows, rows, (2 - kBreak + kBranch[0] + kBranch[1]) * rows, false,
+                         sizeof(S));
   const detail::Bijection sigma(static_cast<std::uint64_t>(rows), seed);
   const auto n = static_cast<std::uint64_t>(rows);
   std::uint64_t pow2 = 1;
@@ -88,14 +97,17 @@ CsrMatrix<S> with_long_rows(const CsrMatrix<S>& a, int count, Ordinal max_length
               std::to_string(count) + ")");
   require(count == 0 || max_length >= 1, "with_long_rows", "max_length must be at least 1");
   require(a.is_sorted_unique(), "with_long_rows", "the input must have sorted, unique columns");
+  double added = 0;  // the planted lengths, an upper bound on the entries added
+  for (int j = 0; j < count; ++j) added += long_row_length(j, max_length, a.ncols);
+  detail::require_memory("with_long_rows", a.nrows, a.ncols, double(a.nnz()) + added, false,
+                         sizeof(S), 12.0 * count);
 
   // Which rows, and how long each becomes (halving lengths, shuffled over the chosen rows).
   Rng rng(seed, 0x10E6);
   auto planted = make_host_view<Ordinal>("kspmv::gen::planted", count);
   auto target = make_host_view<Offset>("kspmv::gen::target", count);
   detail::sample_sorted(rng, count, a.nrows, planted.data());
-  for (int j = 0; j < count; ++j)
-    target(j) = std::min<Offset>(a.ncols, std::max<Offset>(1, j < 31 ? max_length >> j : 0));
+  for (int j = 0; j < count; ++j) target(j) = long_row_length(j, max_length, a.ncols);
   for (int j = count - 1; j > 0; --j) std::swap(target(j), target(rng.below(j + 1)));
   for (int j = 0; j < count; ++j) target(j) = std::max(target(j), a.row_length(planted(j)));
 
@@ -150,6 +162,11 @@ template <class S>
 CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed) {
   require(rows >= 1, "fullchip_like", "needs at least 1 row (got " + std::to_string(rows) + ")");
   constexpr int kMaxBase = 12;
+  // The base has about 7.5 entries per row (1 + 2..11 extra, few duplicates) and stays alive
+  // while the long rows (at most 2 * rows / 1.3 entries) are planted into a copy.
+  const double base_nnz = 7.5 * rows;
+  detail::require_memory("fullchip_like", rows, rows, base_nnz + 2 * rows / 1.3, false, sizeof(S),
+                         8.0 * (rows + 1) + base_nnz * (sizeof(Ordinal) + sizeof(S)));
   // Row i: the diagonal and 2..11 more columns, each within +-32 of i or anywhere (even odds).
   auto columns = [=](Ordinal i, Ordinal* out) {
     Rng rng(seed, static_cast<std::uint64_t>(i));

@@ -1,6 +1,5 @@
 // The one-string matrix spec of the CLI and the benchmarks: parsing and dispatch.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <string>
@@ -15,6 +14,21 @@ namespace kspmv::gen {
 namespace {
 constexpr std::uint64_t kDefaultSeed = 42;
 constexpr std::int64_t kMaxOrdinal = std::numeric_limits<Ordinal>::max();
+
+// Saturating arithmetic for exact number parsing: kTooLarge stands for "past every limit".
+constexpr std::uint64_t kTooLarge = std::numeric_limits<std::uint64_t>::max();
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  return b != 0 && a > kTooLarge / b ? kTooLarge : a * b;
+}
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > kTooLarge - b ? kTooLarge : a + b;
+}
+std::uint64_t saturating_pow(std::uint64_t base, std::uint64_t exponent) {
+  std::uint64_t v = 1;  // a base of 2 or more saturates within 64 steps
+  for (; exponent > 0 && v != 0 && v != kTooLarge && base != 1; --exponent)
+    v = saturating_mul(v, base);
+  return v;
+}
 
 struct Family {
   const char* name;
@@ -42,7 +56,7 @@ class Parser {
   explicit Parser(const std::string& spec) : spec_(spec) {}
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw InvalidArgument("bad matrix spec \"" + spec_ + "\": " + why +
+    throw InvalidArgument("bad matrix spec \"" + printable(spec_) + "\": " + why +
                           " (see --help for the grammar)");
   }
 
@@ -60,50 +74,54 @@ class Parser {
       const std::string item = body.substr(begin, comma - begin);
       const auto eq = item.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-        fail("expected key=value, got \"" + item + "\" in " + name);
+        fail("expected key=value, got \"" + printable(item) + "\" in " + printable(name));
       if (!keys.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
-        fail("key '" + item.substr(0, eq) + "' given twice in " + name);
+        fail("key '" + printable(item.substr(0, eq)) + "' given twice in " + printable(name));
     }
     return {name, keys};
   }
 
-  // An integer in [lo, hi]: decimal digits, B^E, or M e E (e.g. 2^21, 1e6, 1.5e6).
+  // An integer in [lo, hi], read exactly: decimal digits, B^E, or M e E with a decimal mantissa
+  // M (2^21, 1e6, 1.5e6 and 1.1e2 are integers, 1.15e1 is not).
   std::int64_t number(const std::string& key, const std::string& text, std::int64_t lo,
                       std::int64_t hi) const {
-    auto bad = [&](const std::string& why) {
-      fail(key + "=" + text + ": " + why);
-      return std::int64_t(0);
-    };
-    auto digits = [&](const std::string& s) {
-      if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+    auto bad = [&](const std::string& why) { fail(key + "=" + printable(text) + ": " + why); };
+    auto digits = [&](const std::string& d) {
+      if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos)
         bad("not a non-negative integer, 2^N or 1eN number");
-      return std::stoll(s);
-    };
-    if (text.find_first_not_of("0123456789") == std::string::npos) {
-      const std::int64_t v = digits(text);
-      if (v < lo || v > hi)
-        bad("out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      std::uint64_t v = 0;
+      for (char c : d) v = saturating_add(saturating_mul(v, 10), std::uint64_t(c - '0'));
       return v;
-    }
-    double value;
+    };
+    std::uint64_t value;
     if (const auto caret = text.find('^'); caret != std::string::npos) {
-      value =
-          std::pow(double(digits(text.substr(0, caret))), double(digits(text.substr(caret + 1))));
+      value = saturating_pow(digits(text.substr(0, caret)), digits(text.substr(caret + 1)));
     } else if (const auto e = text.find_first_of("eE"); e != std::string::npos) {
+      // M e E with M = whole.frac is whole frac * 10^(E - |frac|), an integer when the last
+      // |frac| - E digits of "whole frac" are zeros.
       const std::string mant = text.substr(0, e);
       const auto dot = mant.find('.');
-      const std::string whole = mant.substr(0, dot),
-                        frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
-      if (dot != std::string::npos && frac.empty()) bad("malformed number");
-      const double m =
-          double(digits(whole)) +
-          (frac.empty() ? 0.0 : double(digits(frac)) / std::pow(10.0, double(frac.size())));
-      value = m * std::pow(10.0, double(digits(text.substr(e + 1))));
+      const std::string whole = mant.substr(0, dot);
+      const std::string frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+      std::string all = whole + frac;
+      if (whole.empty() || (dot != std::string::npos && frac.empty()) ||
+          all.find_first_not_of("0123456789") != std::string::npos)
+        bad("malformed number");
+      std::uint64_t exponent = digits(text.substr(e + 1));
+      if (exponent < frac.size()) {
+        const std::size_t drop = frac.size() - exponent;
+        if (all.find_first_not_of('0', all.size() - drop) != std::string::npos)
+          bad("not an integer");
+        all.resize(all.size() - drop);
+        exponent = 0;
+      } else {
+        exponent -= frac.size();
+      }
+      value = saturating_mul(digits(all), saturating_pow(10, exponent));
     } else {
-      return bad("not a non-negative integer, 2^N or 1eN number");
+      value = digits(text);
     }
-    if (value != std::floor(value)) bad("not an integer");
-    if (value < double(lo) || value > double(hi))
+    if (value < std::uint64_t(lo) || value > std::uint64_t(hi))
       bad("out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return static_cast<std::int64_t>(value);
   }
@@ -120,13 +138,17 @@ CsrMatrix<S> from_spec(const std::string& spec) {
   const auto plus = spec.find('+');
   if (plus != std::string::npos && spec.find('+', plus + 1) != std::string::npos)
     p.fail("at most one '+longrows:...' part");
-  auto [name, keys] = p.section(spec.substr(0, plus));
+  // Named variables, not a structured binding: C++17 lambdas cannot capture one (below).
+  auto parts = p.section(spec.substr(0, plus));
+  const std::string name = parts.first;
+  auto& keys = parts.second;
 
   // The seed may stand in either part, once.
   std::map<std::string, std::string> lr_keys;
   if (plus != std::string::npos) {
     auto [lr_name, lr] = p.section(spec.substr(plus + 1));
-    if (lr_name != "longrows") p.fail("unknown part '" + lr_name + "' after '+' (only longrows)");
+    if (lr_name != "longrows")
+      p.fail("unknown part '" + printable(lr_name) + "' after '+' (only longrows)");
     lr_keys = lr;
   }
   if (keys.count("seed") && lr_keys.count("seed")) p.fail("seed given twice");
@@ -144,11 +166,11 @@ CsrMatrix<S> from_spec(const std::string& spec) {
     if (name == f.name) fam = &f;
     names += std::string(names.empty() ? "" : ", ") + f.name;
   }
-  if (!fam) p.fail("unknown family '" + name + "' (families: " + names + ")");
+  if (!fam) p.fail("unknown family '" + printable(name) + "' (families: " + names + ")");
   for (const auto& [k, v] : keys) {
     const bool known = std::count(fam->required.begin(), fam->required.end(), k) +
                        std::count(fam->optional.begin(), fam->optional.end(), k);
-    if (!known) p.fail("unknown key '" + k + "' for " + name);
+    if (!known) p.fail("unknown key '" + printable(k) + "' for " + name);
   }
   for (const auto& k : fam->required)
     if (!keys.count(k)) p.fail(name + " needs " + k + "=");
@@ -195,7 +217,7 @@ CsrMatrix<S> from_spec(const std::string& spec) {
   if (plus == std::string::npos) return a;
   for (const auto& [k, v] : lr_keys)
     if (k != "count" && k != "len")
-      p.fail("unknown key '" + k + "' for longrows (count, len, seed)");
+      p.fail("unknown key '" + printable(k) + "' for longrows (count, len, seed)");
   if (!lr_keys.count("count") || !lr_keys.count("len")) p.fail("longrows needs count= and len=");
   return with_long_rows(a, static_cast<int>(p.number("count", lr_keys["count"], 0, a.nrows)),
                         static_cast<Ordinal>(p.number("len", lr_keys["len"], 1, kMaxOrdinal)),

@@ -20,6 +20,9 @@ CsrMatrix<S> stencil3d(Ordinal n, bool full, const char* name) {
       n >= 0 && Offset(n) * n * n <= kMaxRows, name,
       "n must be in [0, 1290] so that n^3 rows fit a 32-bit index (got " + std::to_string(n) + ")");
   const Offset nn = Offset(n) * n;
+  const double side = 3.0 * n - 2;  // non-zeros: 27-point (3n-2)^3, 7-point 7n^3 - 6n^2
+  const double nnz = n == 0 ? 0 : full ? side * side * side : 7.0 * nn * n - 6.0 * nn;
+  detail::require_memory(name, nn * n, nn * n, nnz, true, sizeof(S));
   const S diag = static_cast<S>(full ? 26 : 6);
   auto length = [=](Ordinal i) -> Offset {
     const Ordinal c[3] = {static_cast<Ordinal>(i / nn), (i / n) % n, i % n};
@@ -52,6 +55,9 @@ CsrMatrix<S> laplace2d(Ordinal nx, Ordinal ny) {
   require(nx >= 0 && ny >= 0 && Offset(nx) * ny <= kMaxRows, "laplace2d",
           "nx, ny must be non-negative with nx*ny < 2^31 (got " + std::to_string(nx) + " x " +
               std::to_string(ny) + ")");
+  const Offset rows = Offset(nx) * ny;
+  detail::require_memory("laplace2d", rows, rows, rows == 0 ? 0 : 5.0 * rows - 2.0 * nx - 2.0 * ny,
+                         true, sizeof(S));
   auto length = [=](Ordinal i) -> Offset {
     const Ordinal x = i % nx, y = i / nx;
     return 1 + (x > 0) + (x < nx - 1) + (y > 0) + (y < ny - 1);
@@ -85,6 +91,8 @@ CsrMatrix<S> banded(Ordinal n, Ordinal half_bandwidth) {
           "n and the half bandwidth must be non-negative (got n=" + std::to_string(n) +
               ", bw=" + std::to_string(half_bandwidth) + ")");
   const Ordinal w = half_bandwidth;
+  const double band = std::min(w, std::max(n - 1, 0));  // n(2w+1) - w(w+1) for w < n
+  detail::require_memory("banded", n, n, n * (2 * band + 1) - band * (band + 1), true, sizeof(S));
   const S diag = static_cast<S>(2.0 * w + 1.0);
   auto first = [=](Ordinal i) { return i - std::min(i, w); };
   auto last = [=](Ordinal i) { return i + std::min(n - 1 - i, w); };
