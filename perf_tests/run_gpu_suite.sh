@@ -117,7 +117,7 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='AllCudaKernels/CudaKernels.Zoo*:CudaOperatorErrors.*:CudaOverlap*:CudaSeg*:CudaHbp*'
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaOverlap*:CudaSeg*:CudaHbp*'
   for tool in memcheck racecheck; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
