@@ -8,12 +8,8 @@
 // matrix; stops starting new matrices after --time-limit seconds.
 #include <algorithm>
 #include <cmath>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,8 +17,6 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/multi_device.hpp"
 #include "bench_common.hpp"
-#include "kspmv/gen/generators.hpp"
-#include "kspmv/io/matrix_market.hpp"
 #include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
 
@@ -30,69 +24,35 @@ namespace {
 
 using namespace kspmv;
 using namespace kspmv::bench;
-namespace fs = std::filesystem;
 
-const char* kUsage =
-    "usage: cg_bench [--gen SPEC]... [--matrices DIR] [--largest K] [--quick]\n"
-    "                [--devices 0,1|all] [--precision float|double] [--tol T] [--max-iters N]\n"
-    "                [--kernel K] [--time-limit SECONDS] [--out DIR]\n"
-    "  --gen SPEC     an SPD generated matrix (kspmv::gen spec); repeatable; default: large\n"
-    "                 stencils and a band matrix (small ones with --quick)\n"
-    "  --matrices DIR also the K (--largest, default 2) largest symmetric Matrix Market files\n"
-    "                 of DIR (not necessarily positive definite: CG may not converge)\n"
-    "  --devices      devices of the N-GPU runs (default all; one GPU alone runs them as two\n"
-    "                 virtual devices 0,0); the 1-GPU run uses the first\n"
-    "  --tol          relative residual ||b - A x|| / ||b|| to reach (default 1e-6 double,\n"
-    "                 1e-4 float); --max-iters caps each solve (default 10000)\n"
-    "  --time-limit   no new matrix is started after this many seconds (default 170)\n";
-
-struct Args {
+struct Args {  // read_args() sets every field
   std::vector<std::string> gens;
-  std::string matrices, out = ".", precision = "double", devices_text = "all";
+  std::string matrices, out, precision;
   std::vector<int> devices;
-  int largest = 2, max_iters = 10000;
-  double tol = NAN, time_limit_s = 170;
-  bool quick = false;
+  int largest = 0, max_iters = 0;
+  double tol = 0, time_limit_s = 0;
   Kernel kernel = Kernel::Auto;
 };
 
-Args parse(int argc, char** argv) {
+Args read_args(const ParsedArgs& in) {
   Args a;
-  for (Arguments in(argc, argv, kUsage); in.next();) {
-    const std::string& k = in.flag();
-    if (k == "--gen")
-      a.gens.push_back(in.value());
-    else if (k == "--matrices")
-      a.matrices = in.value();
-    else if (k == "--largest")
-      a.largest = std::max(0, std::stoi(in.value()));
-    else if (k == "--quick")
-      a.quick = true;
-    else if (k == "--devices")
-      a.devices_text = in.value();
-    else if (k == "--precision")
-      a.precision = parse_precision(in.value());
-    else if (k == "--tol")
-      a.tol = std::stod(in.value());
-    else if (k == "--max-iters")
-      a.max_iters = std::max(1, std::stoi(in.value()));
-    else if (k == "--kernel")
-      a.kernel = parse_kernel(in.value());
-    else if (k == "--time-limit")
-      a.time_limit_s = std::stod(in.value());
-    else if (k == "--out")
-      a.out = in.value();
-    else
-      in.unknown();
-  }
-  if (!std::isfinite(a.tol)) a.tol = a.precision == "float" ? 1e-4 : 1e-6;
-  if (!(a.tol > 0)) throw InvalidArgument("--tol must be > 0");
+  a.gens = in.all("gen");
   if (a.gens.empty())
-    a.gens = a.quick ? std::vector<std::string>{"stencil27:n=40", "laplace2d:n=256",
-                                                "banded:n=200000,bw=3"}
-                     : std::vector<std::string>{"stencil27:n=160", "stencil7:n=256",
-                                                "laplace2d:n=1024", "banded:n=8000000,bw=3"};
-  a.devices = parse_device_list(a.devices_text, cuda::device_count());
+    a.gens =
+        in.flag("quick")
+            ? std::vector<std::string>{"stencil27:n=40", "laplace2d:n=256", "banded:n=200000,bw=3"}
+            : std::vector<std::string>{"stencil27:n=160", "stencil7:n=256", "laplace2d:n=1024",
+                                       "banded:n=8000000,bw=3"};
+  a.matrices = in.text("matrices", "");
+  a.largest = static_cast<int>(in.integer("largest", 2, 0, 1000000));
+  a.precision = in.choice("precision", "double", {"float", "double"});
+  a.tol = in.number("tol", a.precision == "float" ? 1e-4 : 1e-6);
+  if (!(a.tol > 0)) throw UsageError("--tol must be > 0");
+  a.max_iters = static_cast<int>(in.integer("max-iters", 10000, 1, 1000000000));
+  a.kernel = parse_kernel(in.text("kernel", "auto"));
+  a.time_limit_s = in.number("time-limit", 170);
+  a.out = in.text("out", ".");
+  a.devices = cuda_devices(in.text("devices", "all"));
   if (a.devices.size() == 1) a.devices.push_back(a.devices.front());  // two virtual devices
   return a;
 }
@@ -138,7 +98,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   int iters1 = -1;
   for (const Variant& v : kVariants) {
     Result res;
-    res.matrix = name, res.precision = sizeof(S) == 4 ? "float" : "double", res.nnz = a.nnz();
+    res.matrix = name, res.precision = precision_name<S>(), res.nnz = a.nnz();
     res.variant = v.name, res.partition = part::to_string(v.scheme);
     res.exchange = v.comp ? "allgather-comp" : to_string(v.exchange);
     res.gpus = v.one_gpu ? 1 : nd, res.tol = args.tol;
@@ -197,52 +157,46 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   }
 }
 
-void write_outputs(const Args& args, const std::vector<Result>& results) {
-  fs::create_directories(args.out);
-  std::ofstream csv(fs::path(args.out) / "cg_bench.csv");
-  csv << "matrix,nnz,precision,gpus,variant,partition,exchange,kernels,iterations,converged,"
-         "iterations_match,ms_per_iteration,speedup_vs_1gpu,rel_residual,host_rel_residual,tol,"
-         "setup_ms,solves,ok,note\n";
-  for (const auto& r : results)
-    csv << csv_field(r.matrix) << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ','
-        << r.variant << ',' << r.partition << ',' << r.exchange << ',' << r.kernels << ','
-        << r.iterations << ',' << r.converged << ',' << r.iterations_match << ','
-        << fmt(r.ms_per_iteration) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_residual) << ','
-        << fmt(r.host_rel_residual) << ',' << fmt(r.tol) << ',' << fmt(r.setup_ms) << ','
-        << r.solves << ',' << r.ok << ',' << csv_cell(r.note) << '\n';
-  const std::string device = device_name(args.devices.front()), date = utc_date();
-  const auto write_json = [&](const fs::path& path, bool full) {
-    std::ofstream j(path);
-    j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
-      << ",\"gpus\":" << args.devices.size() << ",\"tol\":" << json_num(args.tol)
-      << ",\"max_iterations\":" << args.max_iters << ",\"results\":[";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const Result& r = results[i];
-      j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"nnz\":" << r.nnz
-        << ",\"precision\":" << json_str(r.precision) << ",\"gpus\":" << r.gpus
-        << ",\"variant\":" << json_str(r.variant) << ",\"partition\":" << json_str(r.partition)
-        << ",\"exchange\":" << json_str(r.exchange) << ",\"iterations\":" << r.iterations
-        << ",\"converged\":" << (r.converged ? "true" : "false")
-        << ",\"ms_per_iteration\":" << json_num(r.ms_per_iteration)
-        << ",\"speedup_vs_1gpu\":" << json_num(r.speedup)
-        << ",\"host_rel_residual\":" << json_num(r.host_rel_residual)
-        << ",\"ok\":" << (r.ok ? "true" : "false");
-      if (full)
-        j << ",\"kernels\":" << json_str(r.kernels)
-          << ",\"iterations_match\":" << (r.iterations_match ? "true" : "false")
-          << ",\"rel_residual\":" << json_num(r.rel_residual)
-          << ",\"setup_ms\":" << json_num(r.setup_ms) << ",\"solves\":" << r.solves
-          << ",\"note\":" << json_str(r.note);
-      j << "}";
-    }
-    j << "\n]}\n";
-  };
-  write_json(fs::path(args.out) / "cg_bench.json", true);
-  write_json(fs::path(args.out) / "summary.json", false);
+// The CSV columns and the JSON of a result, in order.
+Record record(const Result& r) {
+  return {{"matrix", r.matrix},
+          {"nnz", r.nnz},
+          {"precision", r.precision},
+          {"gpus", r.gpus},
+          {"variant", r.variant},
+          {"partition", r.partition},
+          {"exchange", r.exchange},
+          {"kernels", r.kernels},
+          {"iterations", r.iterations},
+          {"converged", r.converged},
+          {"iterations_match", r.iterations_match},
+          {"ms_per_iteration", r.ms_per_iteration},
+          {"speedup_vs_1gpu", r.speedup},
+          {"rel_residual", r.rel_residual},
+          {"host_rel_residual", r.host_rel_residual},
+          {"tol", r.tol},
+          {"setup_ms", r.setup_ms},
+          {"solves", r.solves},
+          {"ok", r.ok},
+          {"note", r.note}};
 }
 
-int run(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+void write_outputs(const Args& args, const std::vector<Result>& results) {
+  std::vector<Record> rows;
+  for (const Result& r : results) rows.push_back(record(r));
+  const Record header = {{"device", device_name(args.devices.front())},
+                         {"date", utc_date()},
+                         {"gpus", args.devices.size()},
+                         {"tol", args.tol},
+                         {"max_iterations", args.max_iters}};
+  write_results(
+      args.out, "cg_bench", header, rows, rows,
+      {"matrix", "nnz", "precision", "gpus", "variant", "partition", "exchange", "iterations",
+       "converged", "ms_per_iteration", "speedup_vs_1gpu", "host_rel_residual", "ok"});
+}
+
+int run(const ParsedArgs& parsed) {
+  const Args args = read_args(parsed);
   const auto sources = generated_then_largest(args.gens, args.matrices, args.largest, true);
   std::cerr << "cg_bench: " << sources.size() << " matrices, devices";
   for (int d : args.devices) std::cerr << ' ' << d;
@@ -250,19 +204,13 @@ int run(int argc, char** argv) {
   const auto t0 = Clock::now();
   std::vector<Result> results;
   run_sources(
-      sources, t0, args.time_limit_s,
-      [&](const std::string& name, const std::string& path) {
-        if (args.precision == "float")
-          bench_matrix<float>(name, load_source_logged<float>(name, path, args.precision), args,
-                              results);
-        else
-          bench_matrix<double>(name, load_source_logged<double>(name, path, args.precision), args,
-                               results);
+      sources, {args.precision}, t0, args.time_limit_s,
+      [&](const std::string& name, const std::string&, const auto& a) {
+        bench_matrix(name, a, args, results);
       },
-      [&](const std::string& name, const std::string& what) {
+      [&](const std::string& name, const std::string& precision, const std::string& what) {
         Result r;
-        r.matrix = name, r.precision = args.precision, r.variant = "-", r.ok = false;
-        r.note = what;
+        r.matrix = name, r.precision = precision, r.variant = "-", r.ok = false, r.note = what;
         results.push_back(r);
       },
       [&] { write_outputs(args, results); });  // a later failure keeps what was measured
@@ -278,8 +226,41 @@ int run(int argc, char** argv) {
   return ok ? 0 : 1;
 }
 
+Command command() {
+  Command c;
+  c.name = "cg_bench";
+  c.program = "";
+  c.description =
+      "Multi-GPU conjugate gradients per SPD matrix: time per iteration on one GPU against N GPUs\n"
+      "with AllGather over LRA and LRA+RC, Halo over NZ and the CG(comp) baseline; iterations\n"
+      "must match the one-GPU solve. Writes cg_bench.csv, cg_bench.json and summary.json into\n"
+      "--out.";
+  c.options = {
+      {"gen", "SPEC",
+       "an SPD generated matrix (kspmv::gen spec); repeatable; default: large stencils and a "
+       "band matrix (small ones with --quick)"},
+      {"quick", "", "the small default set"},
+      {"matrices", "DIR",
+       "also the K (--largest) largest symmetric Matrix Market files of DIR (not necessarily "
+       "positive definite: CG may not converge)"},
+      {"largest", "K", "default 2"},
+      {"devices", "0,1|all",
+       "devices of the N-GPU runs (default all; one GPU alone runs them as two virtual devices "
+       "0,0); the 1-GPU run uses the first"},
+      {"precision", "float|double", "default double"},
+      {"tol", "T",
+       "relative residual ||b - A x|| / ||b|| to reach (default 1e-6 double, 1e-4 float)"},
+      {"max-iters", "N", "iteration cap of each solve (default 10000)"},
+      {"kernel", "K", "single-GPU kernel of every block (default auto)"},
+      {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 170)"},
+      kOutOption,
+  };
+  c.run = run;
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench_main("cg_bench", argc, argv, run);
+  return kspmv::tools::command_main(command(), argc, argv);
 }

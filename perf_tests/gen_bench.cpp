@@ -1,21 +1,8 @@
-// Times every matrix generator (and the row analysis of its output) at a target non-zero count.
-//
-//   gen_bench [--nnz N] [--small] [--family F]... [--spec SPEC]... [--float] [--json]
-//
-// --nnz N     target non-zeros per matrix (default 1e8); each family's size is chosen from it
-// --small     same as --nnz 1e6 (a quick check)
-// --family F  only this family (repeatable): laplace2d stencil7 stencil27 uniform kron rgg kmer
-//             banded fullchip
-// --spec S    time this exact spec instead of (or besides) the families (repeatable)
-// --float     build float matrices (default double)
-// --json      one JSON array instead of the table
-#include <Kokkos_Core.hpp>
+// Times every matrix generator (and the row analysis of its output) at a target non-zero count
+// (options: gen_bench --help).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -23,10 +10,13 @@
 #include "kspmv/analysis/analyze.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
+#include "tools/args.hpp"
+#include "tools/common.hpp"
+#include "tools/json.hpp"
 
 namespace {
 
-using kspmv::Offset;
+using namespace kspmv::tools;
 
 // A spec of `family` with about `nnz` non-zeros (from each family's non-zeros per row).
 std::string sized_spec(const std::string& family, double nnz) {
@@ -58,95 +48,84 @@ std::string sized_spec(const std::string& family, double nnz) {
 struct Result {
   std::string spec;
   kspmv::analysis::RowStats stats;
-  double generate_s, generate_cpu_s, analyze_s;  // wall and process CPU seconds
+  Seconds generate;  // wall and process CPU seconds
+  double analyze_s;
 };
 
 template <class S>
-Result run(const std::string& spec) {
-  using clock = std::chrono::steady_clock;
-  const std::clock_t c0 = std::clock();
-  const auto t0 = clock::now();
-  const auto a = kspmv::gen::from_spec<S>(spec);
-  const auto t1 = clock::now();
-  const std::clock_t c1 = std::clock();
-  const auto stats = kspmv::analysis::analyze(a);
-  const auto t2 = clock::now();
-  return {spec, stats, std::chrono::duration<double>(t1 - t0).count(),
-          double(c1 - c0) / CLOCKS_PER_SEC, std::chrono::duration<double>(t2 - t1).count()};
+Result measure(const std::string& spec) {
+  Result r{spec, {}, {}, 0};
+  kspmv::CsrMatrix<S> a;
+  r.generate = seconds_of([&] { a = kspmv::gen::from_spec<S>(spec); });
+  r.analyze_s = seconds_of([&] { r.stats = kspmv::analysis::analyze(a); }).wall;
+  return r;
 }
 
-int bench(int argc, char** argv) {
-  double nnz = 1e8;
-  bool use_float = false, json = false;
-  std::vector<std::string> families, specs;
-  for (int k = 1; k < argc; ++k) {
-    const std::string arg = argv[k];
-    auto value = [&]() -> std::string {
-      if (k + 1 >= argc) throw kspmv::InvalidArgument(arg + " needs a value");
-      return argv[++k];
-    };
-    if (arg == "--nnz")
-      nnz = std::stod(value());
-    else if (arg == "--small")
-      nnz = 1e6;
-    else if (arg == "--family")
-      families.push_back(value());
-    else if (arg == "--spec")
-      specs.push_back(value());
-    else if (arg == "--float")
-      use_float = true;
-    else if (arg == "--json")
-      json = true;
-    else if (arg == "--help") {
-      std::cout
-          << "gen_bench [--nnz N] [--small] [--family F]... [--spec SPEC]... [--float] [--json]\n"
-          << kspmv::gen::spec_help();
-      return 0;
-    } else {
-      throw kspmv::InvalidArgument("unknown argument '" + arg + "' (try --help)");
-    }
-  }
+int run(const ParsedArgs& in) {
+  const double nnz = in.flag("small") ? 1e6 : in.number("nnz", 1e8);
+  const bool use_float = in.flag("float"), json = in.flag("json");
+  std::vector<std::string> families = in.all("family"), specs = in.all("spec");
   if (families.empty() && specs.empty())
     families = {"laplace2d", "stencil7", "stencil27", "uniform", "kron",
                 "rgg",       "kmer",     "banded",    "fullchip"};
   for (const auto& f : families) specs.push_back(sized_spec(f, nnz));
 
+  JsonWriter j(std::cout);
   if (json)
-    std::cout << "[\n";
+    j.begin_array(true);
   else
     std::printf("%-34s %11s %12s %8s %8s %8s %8s %9s\n", "spec", "rows", "nnz", "max_row", "R",
                 "gen_s", "gen_cpu", "analyze_s");
-  for (std::size_t k = 0; k < specs.size(); ++k) {
-    const Result r = use_float ? run<float>(specs[k]) : run<double>(specs[k]);
+  for (const auto& spec : specs) {
+    const Result r = use_float ? measure<float>(spec) : measure<double>(spec);
     const auto& s = r.stats;
     if (json) {
-      const std::string rv = std::isnan(s.power_law_r) ? "null" : std::to_string(s.power_law_r);
-      std::printf(
-          "  {\"spec\": \"%s\", \"scalar\": \"%s\", \"rows\": %d, \"nnz\": %lld, "
-          "\"max_row\": %lld, \"mean_row\": %.4f, \"R\": %s, \"generate_s\": %.4f, "
-          "\"generate_cpu_s\": %.4f, \"analyze_s\": %.4f}%s\n",
-          r.spec.c_str(), use_float ? "float" : "double", s.nrows, (long long)s.nnz,
-          (long long)s.max_row, s.mean_row, rv.c_str(), r.generate_s, r.generate_cpu_s, r.analyze_s,
-          k + 1 < specs.size() ? "," : "");
+      j.value(Record{{"spec", r.spec},
+                     {"scalar", use_float ? "float" : "double"},
+                     {"rows", s.nrows},
+                     {"nnz", s.nnz},
+                     {"max_row", s.max_row},
+                     {"mean_row", s.mean_row},
+                     {"R", s.power_law_r},
+                     {"generate_s", r.generate.wall},
+                     {"generate_cpu_s", r.generate.cpu},
+                     {"analyze_s", r.analyze_s}});
     } else {
       std::printf("%-34s %11d %12lld %8lld %8.3f %8.3f %8.3f %9.3f\n", r.spec.c_str(), s.nrows,
-                  (long long)s.nnz, (long long)s.max_row, s.power_law_r, r.generate_s,
-                  r.generate_cpu_s, r.analyze_s);
+                  (long long)s.nnz, (long long)s.max_row, s.power_law_r, r.generate.wall,
+                  r.generate.cpu, r.analyze_s);
     }
-    std::fflush(stdout);
+    std::cout << std::flush;
   }
-  if (json) std::cout << "]\n";
+  if (json) j.end_array();
   return 0;
+}
+
+Command command() {
+  Command c;
+  c.name = "gen_bench";
+  c.program = "";
+  c.description =
+      "Times every matrix generator (and the row analysis of its output) at a target non-zero\n"
+      "count: wall and process CPU seconds.";
+  c.options = {
+      {"nnz", "N",
+       "target non-zeros per matrix (default 1e8); each family's size is chosen from it"},
+      {"small", "", "same as --nnz 1e6 (a quick check)"},
+      {"family", "F",
+       "only this family (repeatable): laplace2d stencil7 stencil27 uniform kron rgg kmer banded "
+       "fullchip"},
+      {"spec", "SPEC", "time this exact spec instead of (or besides) the families (repeatable)"},
+      {"float", "", "build float matrices (default double)"},
+      {"json", "", "one JSON array instead of the table"},
+  };
+  c.run = run;
+  c.extra_help = kspmv::gen::spec_help;
+  return c;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return bench(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "gen_bench: " << e.what() << "\n";
-    return 2;
-  }
+  return kspmv::tools::command_main(command(), argc, argv);
 }

@@ -15,16 +15,13 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,56 +40,28 @@ namespace fs = std::filesystem;
 // Host builds also skip tables of more slots (their per-slot work and memory, times three).
 constexpr Offset kHostMaxSlots = Offset(1) << 28;
 
-const char* kUsage =
-    "usage: hbp_bench [--matrices DIR] [--gen SPEC]... [--no-default-gen]\n"
-    "                 [--precision float|double|both] [--reps N] [--prep-reps N]\n"
-    "                 [--host-max-nnz N] [--device D] [--out DIR]\n"
-    "  --matrices DIR    every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
-    "  --gen SPEC        a generated matrix (kspmv::gen spec); repeatable; without --gen a\n"
-    "                    bounded default set runs (kron family included)\n"
-    "  --precision       default double\n"
-    "  --host-max-nnz N  host preprocessing (HBP-host, sort2D, DP2D) only up to N non-zeros\n"
-    "                    (default 20000000) and 2^28 table slots\n";
-
-struct Args {
-  std::string matrices, out = ".";
-  std::vector<std::string> gens;
-  bool default_gen = true;
-  std::vector<std::string> precisions = {"double"};
-  int reps = 20, prep_reps = 5, device = 0;
-  Offset host_max_nnz = 20000000;
+struct Args {  // read_args() sets every field
+  std::string matrices, out;
+  std::vector<std::string> gens, precisions;
+  int reps = 0, prep_reps = 0, device = 0;
+  Offset host_max_nnz = 0;
 };
 
-Args parse(int argc, char** argv) {
+Args read_args(const ParsedArgs& in) {
   Args a;
-  for (Arguments in(argc, argv, kUsage); in.next();) {
-    const std::string& k = in.flag();
-    if (k == "--matrices")
-      a.matrices = in.value();
-    else if (k == "--gen")
-      a.gens.push_back(in.value());
-    else if (k == "--no-default-gen")
-      a.default_gen = false;
-    else if (k == "--out")
-      a.out = in.value();
-    else if (k == "--reps")
-      a.reps = std::max(1, std::stoi(in.value()));
-    else if (k == "--prep-reps")
-      a.prep_reps = std::max(1, std::stoi(in.value()));
-    else if (k == "--host-max-nnz")
-      a.host_max_nnz = std::stoll(in.value());
-    else if (k == "--device")
-      a.device = std::stoi(in.value());
-    else if (k == "--precision")
-      a.precisions = parse_precisions(in.value());
-    else
-      in.unknown();
-  }
-  if (a.gens.empty() && a.default_gen) {
+  a.matrices = in.text("matrices", "");
+  a.out = in.text("out", ".");
+  a.gens = in.all("gen");
+  if (a.gens.empty() && !in.flag("no-default-gen")) {
     a.gens = {"laplace2d:n=2048", "stencil27:n=100",  "uniform:rows=500000,k=8",
               "kron:scale=16",    "kron:scale=18",    "kron:scale=20",
               "rgg:scale=20",     "kmer:rows=200000", "fullchip:rows=300000"};
   }
+  a.precisions = precisions(in, "double");
+  a.reps = static_cast<int>(in.integer("reps", 20, 1, 1000000));
+  a.prep_reps = static_cast<int>(in.integer("prep-reps", 5, 1, 1000000));
+  a.host_max_nnz = in.integer("host-max-nnz", 20000000, 0, LONG_MAX);
+  a.device = static_cast<int>(in.integer("device", 0, 0, 1023));
   return a;
 }
 
@@ -114,30 +83,20 @@ struct Result {
   double speedup_vs_csr_vector() const { return csr_vector_ms / hbp_ms; }
 };
 
-// Median wall-clock milliseconds of `reps` calls of `build` (after one warm-up when asked).
-template <class F>
-double wall_ms(int reps, bool warm_up, F build) {
-  if (warm_up) build();
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = Clock::now();
-    build();
-    ms.push_back(ms_since(t0));
-  }
-  return median(ms);
-}
-
-// A GPU build timed by wall_ms, with the median device time of its reordering step.
+// A GPU build's median wall-clock time (after one warm-up build) and the median device time of its
+// reordering step.
 struct GpuBuildTimes {
   double wall_ms, reorder_ms;
 };
 template <class S, class F>
 GpuBuildTimes time_gpu_build(int reps, F build) {
   std::vector<double> reorder;
-  const double wall = wall_ms(reps, true, [&] {
-    const cuda::DeviceHbp<S> h = build();
-    reorder.push_back(h.reorder_ms);
-  });
+  const double wall = median_ms(
+      [&] {
+        const cuda::DeviceHbp<S> h = build();
+        reorder.push_back(h.reorder_ms);
+      },
+      reps, 1);
   reorder.erase(reorder.begin());  // the warm-up's
   return {wall, median(reorder)};
 }
@@ -185,12 +144,12 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     r.host_built = true;
     const int reps = std::max(1, args.prep_reps / 2);
     HbpMatrix<S> h, sorted, dp;
-    r.prep_host_hbp_ms = wall_ms(reps, false, [&] {
-      h = build_hbp(host, p, hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p));
-    });
+    r.prep_host_hbp_ms = median_ms(
+        [&] { h = build_hbp(host, p, hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p)); },
+        reps);
     r.prep_sort2d_ms =
-        wall_ms(reps, false, [&] { sorted = build_hbp(host, p, hash, HbpReorder::Sort); });
-    r.prep_dp2d_ms = wall_ms(reps, false, [&] { dp = build_hbp(host, p, hash, HbpReorder::Dp); });
+        median_ms([&] { sorted = build_hbp(host, p, hash, HbpReorder::Sort); }, reps);
+    r.prep_dp2d_ms = median_ms([&] { dp = build_hbp(host, p, hash, HbpReorder::Dp); }, reps);
     r.identical =
         same_arrays(gpu, h) &&
         same_arrays(cuda::build_hbp_device(*d, p, hash, HbpReorder::Sort).download(), sorted) &&
@@ -209,18 +168,14 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
 
   // SpMV.
   const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name) ^ sizeof(S));
-  std::vector<S> ref(a.nrows), y(a.nrows);
+  std::vector<S> ref(a.nrows);
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
   cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
   dx.upload(x.data());
   cuda::Stream stream;
   for (const Kernel k : {Kernel::Cusparse, Kernel::CsrVector, Kernel::Hbp}) {
     auto spmv = cuda::make_device_spmv(k, d, host);
-    KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));  // NaN
-    spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get());
-    stream.synchronize();
-    dy.download(y.data());
-    const double err = reference::rel_l2_error(y.data(), ref.data(), y.size());
+    const double err = poisoned_error(*spmv, dx, dy, ref, stream.get());
     const double ms = time_ms([&] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); },
                               stream.get(), args.reps);
     r.ok = r.ok && err <= reference::tolerance<S>();
@@ -271,86 +226,86 @@ Summary summarize(const std::vector<Result>& results) {
           geomean(dg), geomean(sh), geomean(dh), geomean(sp)};
 }
 
-void write_outputs(const Args& args, const std::vector<Result>& results) {
-  fs::create_directories(args.out);
-  std::ofstream csv(fs::path(args.out) / "hbp_bench.csv");
-  csv << "matrix,rows,cols,nnz,precision,blocks,table_slots,hash_a,hash_c,prep_gpu_ms,"
-         "prep_gpu_sort2d_ms,prep_gpu_dp2d_ms,gpu_sort2d_over_gpu,gpu_dp2d_over_gpu,"
-         "reorder_gpu_ms,reorder_gpu_sort2d_ms,reorder_gpu_dp2d_ms,"
-         "prep_host_hbp_ms,prep_sort2d_ms,prep_dp2d_ms,sort2d_over_gpu,dp2d_over_gpu,"
-         "sort2d_over_host_hbp,dp2d_over_host_hbp,gpu_equals_host,std_before,std_after_hash,"
-         "std_after_sort,cusparse_ms,csr_vector_ms,hbp_ms,hbp_speedup_vs_cusparse,"
-         "hbp_speedup_vs_csr_vector,hbp_rel_error,ok,note\n";
-  for (const auto& r : results) {
-    std::string note = r.note;
-    std::replace(note.begin(), note.end(), ',', ';');
-    csv << csv_field(r.matrix) << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision
-        << ',' << r.blocks << ',' << r.slots << ',' << r.hash_a << ',' << r.hash_c << ','
-        << fmt(r.prep_gpu_ms) << ',' << fmt(r.prep_gpu_sort2d_ms) << ',' << fmt(r.prep_gpu_dp2d_ms)
-        << ',' << fmt(r.prep_gpu_sort2d_ms / r.prep_gpu_ms) << ','
-        << fmt(r.prep_gpu_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.reorder_gpu_ms) << ','
-        << fmt(r.reorder_gpu_sort2d_ms) << ',' << fmt(r.reorder_gpu_dp2d_ms) << ','
-        << fmt(r.prep_host_hbp_ms) << ',' << fmt(r.prep_sort2d_ms) << ',' << fmt(r.prep_dp2d_ms)
-        << ',' << fmt(r.prep_sort2d_ms / r.prep_gpu_ms) << ','
-        << fmt(r.prep_dp2d_ms / r.prep_gpu_ms) << ',' << fmt(r.prep_sort2d_ms / r.prep_host_hbp_ms)
-        << ',' << fmt(r.prep_dp2d_ms / r.prep_host_hbp_ms) << ','
-        << (r.host_built ? (r.identical ? "1" : "0") : "") << ',' << fmt(r.std_before) << ','
-        << fmt(r.std_hash) << ',' << fmt(r.std_sort) << ',' << fmt(r.cusparse_ms) << ','
-        << fmt(r.csr_vector_ms) << ',' << fmt(r.hbp_ms) << ',' << fmt(r.speedup_vs_cusparse())
-        << ',' << fmt(r.speedup_vs_csr_vector()) << ',' << fmt(r.hbp_err) << ',' << (r.ok ? 1 : 0)
-        << ',' << note << '\n';
-  }
-  const std::string device = device_name(args.device), date = utc_date();
-  const Summary s = summarize(results);
-  std::ofstream j(fs::path(args.out) / "hbp_bench.json");
-  j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
-    << ",\"processors\":{\"prep_gpu\":" << json_str("GPU " + device)
-    << ",\"prep_gpu_sort2d\":" << json_str("GPU " + device)
-    << ",\"prep_gpu_dp2d\":" << json_str("GPU " + device)
-    << ",\"prep_host_hbp\":\"host, 1 thread\",\"prep_sort2d\":\"host, 1 thread\","
-       "\"prep_dp2d\":\"host, 1 thread\"},\"host_threads\":"
-    << std::thread::hardware_concurrency()
-    << ",\"geomean\":{\"gpu_sort2d_over_gpu\":" << json_num(s.gpu_sort2d_vs_gpu)
-    << ",\"gpu_dp2d_over_gpu\":" << json_num(s.gpu_dp2d_vs_gpu)
-    << ",\"reorder_sort2d_over_hash\":" << json_num(s.reorder_sort2d_vs_hash)
-    << ",\"reorder_dp2d_over_hash\":" << json_num(s.reorder_dp2d_vs_hash)
-    << ",\"sort2d_over_gpu\":" << json_num(s.sort2d_vs_gpu)
-    << ",\"dp2d_over_gpu\":" << json_num(s.dp2d_vs_gpu)
-    << ",\"sort2d_over_host_hbp\":" << json_num(s.sort2d_vs_host)
-    << ",\"dp2d_over_host_hbp\":" << json_num(s.dp2d_vs_host)
-    << ",\"hbp_speedup_vs_cusparse\":" << json_num(s.hbp_vs_cusparse) << "},\"results\":[";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const Result& r = results[i];
-    j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"rows\":" << r.m
-      << ",\"cols\":" << r.n << ",\"nnz\":" << r.nnz << ",\"precision\":" << json_str(r.precision)
-      << ",\"blocks\":" << r.blocks << ",\"table_slots\":" << r.slots << ",\"hash_a\":" << r.hash_a
-      << ",\"hash_c\":" << r.hash_c << ",\"prep_gpu_ms\":" << json_num(r.prep_gpu_ms)
-      << ",\"prep_gpu_sort2d_ms\":" << json_num(r.prep_gpu_sort2d_ms)
-      << ",\"prep_gpu_dp2d_ms\":" << json_num(r.prep_gpu_dp2d_ms)
-      << ",\"reorder_gpu_ms\":" << json_num(r.reorder_gpu_ms)
-      << ",\"reorder_gpu_sort2d_ms\":" << json_num(r.reorder_gpu_sort2d_ms)
-      << ",\"reorder_gpu_dp2d_ms\":" << json_num(r.reorder_gpu_dp2d_ms)
-      << ",\"prep_host_hbp_ms\":" << json_num(r.prep_host_hbp_ms)
-      << ",\"prep_sort2d_ms\":" << json_num(r.prep_sort2d_ms)
-      << ",\"prep_dp2d_ms\":" << json_num(r.prep_dp2d_ms)
-      << ",\"gpu_equals_host\":" << (r.host_built ? (r.identical ? "true" : "false") : "null")
-      << ",\"std_before\":" << json_num(r.std_before)
-      << ",\"std_after_hash\":" << json_num(r.std_hash)
-      << ",\"std_after_sort\":" << json_num(r.std_sort)
-      << ",\"cusparse_ms\":" << json_num(r.cusparse_ms)
-      << ",\"csr_vector_ms\":" << json_num(r.csr_vector_ms) << ",\"hbp_ms\":" << json_num(r.hbp_ms)
-      << ",\"hbp_speedup_vs_cusparse\":" << json_num(r.speedup_vs_cusparse())
-      << ",\"hbp_speedup_vs_csr_vector\":" << json_num(r.speedup_vs_csr_vector())
-      << ",\"hbp_rel_error\":" << json_num(r.hbp_err)
-      << ",\"csr_vector_rel_error\":" << json_num(r.csr_vector_err)
-      << ",\"cusparse_rel_error\":" << json_num(r.cusparse_err)
-      << ",\"ok\":" << (r.ok ? "true" : "false") << ",\"note\":" << json_str(r.note) << "}";
-  }
-  j << "\n]}\n";
+// The CSV columns, in order; the JSON of a result adds the errors of CSR-Vector and cuSPARSE.
+Record record(const Result& r) {
+  return {{"matrix", r.matrix},
+          {"rows", r.m},
+          {"cols", r.n},
+          {"nnz", r.nnz},
+          {"precision", r.precision},
+          {"blocks", r.blocks},
+          {"table_slots", r.slots},
+          {"hash_a", r.hash_a},
+          {"hash_c", r.hash_c},
+          {"prep_gpu_ms", r.prep_gpu_ms},
+          {"prep_gpu_sort2d_ms", r.prep_gpu_sort2d_ms},
+          {"prep_gpu_dp2d_ms", r.prep_gpu_dp2d_ms},
+          {"gpu_sort2d_over_gpu", r.prep_gpu_sort2d_ms / r.prep_gpu_ms},
+          {"gpu_dp2d_over_gpu", r.prep_gpu_dp2d_ms / r.prep_gpu_ms},
+          {"reorder_gpu_ms", r.reorder_gpu_ms},
+          {"reorder_gpu_sort2d_ms", r.reorder_gpu_sort2d_ms},
+          {"reorder_gpu_dp2d_ms", r.reorder_gpu_dp2d_ms},
+          {"prep_host_hbp_ms", r.prep_host_hbp_ms},
+          {"prep_sort2d_ms", r.prep_sort2d_ms},
+          {"prep_dp2d_ms", r.prep_dp2d_ms},
+          {"sort2d_over_gpu", r.prep_sort2d_ms / r.prep_gpu_ms},
+          {"dp2d_over_gpu", r.prep_dp2d_ms / r.prep_gpu_ms},
+          {"sort2d_over_host_hbp", r.prep_sort2d_ms / r.prep_host_hbp_ms},
+          {"dp2d_over_host_hbp", r.prep_dp2d_ms / r.prep_host_hbp_ms},
+          {"gpu_equals_host", r.host_built ? Value(r.identical) : Value(nullptr)},
+          {"std_before", r.std_before},
+          {"std_after_hash", r.std_hash},
+          {"std_after_sort", r.std_sort},
+          {"cusparse_ms", r.cusparse_ms},
+          {"csr_vector_ms", r.csr_vector_ms},
+          {"hbp_ms", r.hbp_ms},
+          {"hbp_speedup_vs_cusparse", r.speedup_vs_cusparse()},
+          {"hbp_speedup_vs_csr_vector", r.speedup_vs_csr_vector()},
+          {"hbp_rel_error", r.hbp_err},
+          {"ok", r.ok},
+          {"note", r.note}};
 }
 
-int run(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+void write_outputs(const Args& args, const std::vector<Result>& results) {
+  const fs::path out = args.out;
+  fs::create_directories(out);
+  std::vector<Record> rows;
+  for (const Result& r : results) rows.push_back(record(r));
+  write_csv(out / "hbp_bench.csv", rows);
+
+  const std::string device = device_name(args.device), gpu = "GPU " + device;
+  const std::string host = "host, 1 thread";
+  const Summary s = summarize(results);
+  std::ofstream f(out / "hbp_bench.json");
+  JsonWriter j(f);
+  j.begin_object().field("device", device).field("date", utc_date());
+  j.field("processors", Record{{"prep_gpu", gpu},
+                               {"prep_gpu_sort2d", gpu},
+                               {"prep_gpu_dp2d", gpu},
+                               {"prep_host_hbp", host},
+                               {"prep_sort2d", host},
+                               {"prep_dp2d", host}});
+  j.field("host_threads", std::thread::hardware_concurrency());
+  j.field("geomean", Record{{"gpu_sort2d_over_gpu", s.gpu_sort2d_vs_gpu},
+                            {"gpu_dp2d_over_gpu", s.gpu_dp2d_vs_gpu},
+                            {"reorder_sort2d_over_hash", s.reorder_sort2d_vs_hash},
+                            {"reorder_dp2d_over_hash", s.reorder_dp2d_vs_hash},
+                            {"sort2d_over_gpu", s.sort2d_vs_gpu},
+                            {"dp2d_over_gpu", s.dp2d_vs_gpu},
+                            {"sort2d_over_host_hbp", s.sort2d_vs_host},
+                            {"dp2d_over_host_hbp", s.dp2d_vs_host},
+                            {"hbp_speedup_vs_cusparse", s.hbp_vs_cusparse}});
+  j.key("results").begin_array(true);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    rows[i].emplace(rows[i].end() - 2, "csr_vector_rel_error", results[i].csr_vector_err);
+    rows[i].emplace(rows[i].end() - 2, "cusparse_rel_error", results[i].cusparse_err);
+    j.value(rows[i]);
+  }
+  j.end_array().end_object();
+}
+
+int run(const ParsedArgs& parsed) {
+  const Args args = read_args(parsed);
   if (cuda::device_count() <= args.device)
     throw InvalidArgument("no CUDA device " + std::to_string(args.device));
   KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
@@ -358,29 +313,25 @@ int run(int argc, char** argv) {
                "host, 1 thread, up to "
             << args.host_max_nnz << " nnz\n";
   std::vector<Result> results;
-  for (const auto& [name, path] : benchmark_sources(args.matrices, args.gens, 40000)) {
-    for (const auto& precision : args.precisions) {
-      Result r;
-      r.matrix = name, r.precision = precision;
-      try {
-        std::cerr << name << " (" << precision << "): loading ... " << std::flush;
-        const auto bench = [&](auto scalar) {
-          using S = decltype(scalar);
-          const CsrMatrix<S> a = load_source<S>(name, path);
-          r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
-          std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz\n";
-          bench_matrix<S>(name, a, args, r);
-        };
-        precision == "float" ? bench(float{}) : bench(double{});
-      } catch (const Error& e) {  // a matrix that cannot load or does not fit: note it, go on
-        std::cerr << "ERROR " << name << " (" << precision << "): " << e.what() << "\n";
-        r.ok = false;
-        r.note += e.what();
-      }
-      results.push_back(r);
-    }
-    write_outputs(args, results);  // after every matrix: a cut-short run keeps its results
-  }
+  run_sources(
+      benchmark_sources(args.matrices, args.gens, 40000), args.precisions, Clock::now(), INFINITY,
+      [&](const std::string& name, const std::string& precision, const auto& a) {
+        Result r;
+        r.matrix = name, r.precision = precision, r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+        try {
+          bench_matrix(name, a, args, r);
+        } catch (const Error& e) {  // e.g. out of device memory: keeps what was measured before
+          std::cerr << "ERROR " << name << " (" << precision << "): " << e.what() << "\n";
+          r.ok = false, r.note += e.what();
+        }
+        results.push_back(r);
+      },
+      [&](const std::string& name, const std::string& precision, const std::string& what) {
+        Result r;  // a matrix that cannot load or upload: noted, the run goes on
+        r.matrix = name, r.precision = precision, r.ok = false, r.note = what;
+        results.push_back(r);
+      },
+      [&] { write_outputs(args, results); });
   const Summary s = summarize(results);
   std::printf("%-26s %6s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "matrix", "prec", "prepGPU",
               "sort2D-G", "DP2D-G", "prepHost", "sort2D-H", "DP2D-H", "cuSPARSE", "HBP", "vs cusp",
@@ -406,8 +357,35 @@ int run(int argc, char** argv) {
   return ok ? 0 : 1;
 }
 
+Command command() {
+  Command c;
+  c.name = "hbp_bench";
+  c.program = "";
+  c.description =
+      "HBP (paper 3, Sec. IV-B, IV-C): its preprocessing on the GPU and on the host against the\n"
+      "sort2D and DP2D baselines, and its SpMV against CSR-Vector and cuSPARSE, per matrix.\n"
+      "Writes hbp_bench.csv and hbp_bench.json into --out.";
+  c.options = {
+      kMatricesOption,
+      {"gen", "SPEC",
+       "a generated matrix (kspmv::gen spec); repeatable; without --gen a bounded default set "
+       "runs (kron family included)"},
+      {"no-default-gen", "", "no default set without --gen"},
+      {"precision", "float|double|both", "default double"},
+      {"reps", "N", "event-timed SpMV runs (default 20)"},
+      {"prep-reps", "N", "preprocessing builds timed (default 5)"},
+      {"host-max-nnz", "N",
+       "host preprocessing (HBP-host, sort2D, DP2D) only up to N non-zeros (default 20000000) "
+       "and 2^28 table slots"},
+      kDeviceOption,
+      kOutOption,
+  };
+  c.run = run;
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench_main("hbp_bench", argc, argv, run);
+  return kspmv::tools::command_main(command(), argc, argv);
 }

@@ -1,26 +1,26 @@
 // Matrix Market reading speed: writes a random matrix of about --mb megabytes as .mtx and as
 // .mtx.gz into a temporary directory, times read_matrix_market<double> (best of 3) and prints
 // MB/s of file read (wall clock and CPU time). Usage: mm_read_bench [--mb N] [--json]
-#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kspmv/io/matrix_market.hpp"
+#include "tools/args.hpp"
+#include "tools/common.hpp"
+#include "tools/json.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using kspmv::CsrMatrix;
-using kspmv::Offset;
-using kspmv::Ordinal;
+using namespace kspmv;
+using namespace kspmv::tools;
 
 // splitmix64: a small deterministic generator, independent of the standard library's.
 struct Random {
@@ -59,19 +59,6 @@ CsrMatrix<double> random_csr(Ordinal n, int per_row) {
   return exact;
 }
 
-// Wall-clock and process CPU seconds of f(). On a shared machine the CPU time is the steadier one.
-struct Seconds {
-  double wall, cpu;
-};
-template <class F>
-Seconds seconds_of(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::clock_t c0 = std::clock();
-  f();
-  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-          double(std::clock() - c0) / CLOCKS_PER_SEC};
-}
-
 struct Result {
   std::string name;
   double file_mb = 0, text_mb = 0, write_s = 0, read_s = 1e300, read_cpu_s = 1e300;
@@ -80,14 +67,14 @@ struct Result {
 Result measure(const std::string& path, const CsrMatrix<double>& a, double text_mb) {
   Result r;
   r.name = fs::path(path).filename().string();
-  r.write_s = seconds_of([&] { kspmv::io::write_matrix_market(path, a); }).wall;
+  r.write_s = seconds_of([&] { io::write_matrix_market(path, a); }).wall;
   r.file_mb = double(fs::file_size(path)) / 1e6;
   r.text_mb = text_mb > 0 ? text_mb : r.file_mb;
-  kspmv::io::ReadOptions quiet;
+  io::ReadOptions quiet;
   quiet.progress = false;
   for (int rep = 0; rep < 3; ++rep) {
     CsrMatrix<double> b;
-    const Seconds t = seconds_of([&] { b = kspmv::io::read_matrix_market<double>(path, quiet); });
+    const Seconds t = seconds_of([&] { b = io::read_matrix_market<double>(path, quiet); });
     r.read_s = std::min(r.read_s, t.wall);
     r.read_cpu_s = std::min(r.read_cpu_s, t.cpu);
     if (b.nnz() != a.nnz())
@@ -97,66 +84,48 @@ Result measure(const std::string& path, const CsrMatrix<double>& a, double text_
   return r;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  double target_mb = 100;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--mb" && i + 1 < argc) {
-      target_mb = std::atof(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: %s [--mb N] [--json]\n", argv[0]);
-      return arg == "--help" || arg == "-h" ? 0 : 2;
-    }
+// A fresh directory under the system's temporary one, removed with everything in it at the end.
+struct TempDir {
+  fs::path path = fs::temp_directory_path() /
+                  ("kspmv_mm_read_bench_" +
+                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
   }
-  if (!(target_mb > 0)) {
-    std::fprintf(stderr, "mm_read_bench: --mb must be positive\n");
-    return 2;
-  }
+};
 
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("kspmv_mm_read_bench_" +
-       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  fs::create_directories(dir);
+int run(const ParsedArgs& in) {
+  const double target_mb = in.number("mb", 100);
+  if (!(target_mb > 0)) throw UsageError("--mb must be positive");
+  const TempDir dir;
+  // An entry line is "row col value\n": two indices of n's digits and a ~19-character value.
+  constexpr int kPerRow = 16;
+  Ordinal n = 1;
+  for (int pass = 0; pass < 3; ++pass) {
+    const int digits = int(std::to_string(n).size());
+    n = std::max<Ordinal>(1, Ordinal(target_mb * 1e6 / (2 * digits + 22) / kPerRow));
+  }
+  const CsrMatrix<double> a = random_csr(n, kPerRow);
+  const Offset nnz = a.nnz();
   std::vector<Result> results;
-  Offset nnz = 0;
-  try {
-    // An entry line is "row col value\n": two indices of n's digits and a ~19-character value.
-    constexpr int kPerRow = 16;
-    Ordinal n = 1;
-    for (int pass = 0; pass < 3; ++pass) {
-      const int digits = int(std::to_string(n).size());
-      n = std::max<Ordinal>(1, Ordinal(target_mb * 1e6 / (2 * digits + 22) / kPerRow));
-    }
-    const CsrMatrix<double> a = random_csr(n, kPerRow);
-    nnz = a.nnz();
-    results.push_back(measure((dir / "bench.mtx").string(), a, 0));
-    results.push_back(measure((dir / "bench.mtx.gz").string(), a, results[0].file_mb));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mm_read_bench: %s\n", e.what());
-  }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  if (results.size() != 2) return 1;
+  results.push_back(measure((dir.path / "bench.mtx").string(), a, 0));
+  results.push_back(measure((dir.path / "bench.mtx.gz").string(), a, results[0].file_mb));
 
-  if (json) {
-    std::printf("{\"benchmark\": \"mm_read\", \"nnz\": %lld, \"files\": [", (long long)nnz);
-    for (std::size_t k = 0; k < results.size(); ++k) {
-      const Result& r = results[k];
-      std::printf(
-          "%s{\"file\": \"%s\", \"file_mb\": %.2f, \"read_s\": %.4f, \"read_mb_per_s\": %.1f, "
-          "\"text_mb_per_s\": %.1f, \"read_cpu_s\": %.4f, \"cpu_mb_per_s\": %.1f, "
-          "\"write_s\": %.4f}",
-          k ? ", " : "", r.name.c_str(), r.file_mb, r.read_s, r.file_mb / r.read_s,
-          r.text_mb / r.read_s, r.read_cpu_s, r.file_mb / r.read_cpu_s, r.write_s);
-    }
-    std::printf("]}\n");
+  if (in.flag("json")) {
+    JsonWriter j(std::cout);
+    j.begin_object().field("benchmark", "mm_read").field("nnz", nnz).key("files").begin_array();
+    for (const Result& r : results)
+      j.value(Record{{"file", r.name},
+                     {"file_mb", r.file_mb},
+                     {"read_s", r.read_s},
+                     {"read_mb_per_s", r.file_mb / r.read_s},
+                     {"text_mb_per_s", r.text_mb / r.read_s},
+                     {"read_cpu_s", r.read_cpu_s},
+                     {"cpu_mb_per_s", r.file_mb / r.read_cpu_s},
+                     {"write_s", r.write_s}});
+    j.end_array().end_object();
   } else {
     std::printf("read_matrix_market<double>, best of 3, %lld entries\n", (long long)nnz);
     std::printf("%-14s %8s %8s %10s %10s %8s %10s %8s\n", "file", "size MB", "read s", "file MB/s",
@@ -168,4 +137,25 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+Command command() {
+  Command c;
+  c.name = "mm_read_bench";
+  c.program = "";
+  c.description =
+      "Matrix Market reading speed: a random matrix of about --mb megabytes written as .mtx and\n"
+      ".mtx.gz into a temporary directory and read back (best of 3), in MB/s.";
+  c.options = {
+      {"mb", "N", "size of the .mtx file in MB (default 100)"},
+      {"json", "", "one JSON object instead of the table"},
+  };
+  c.run = run;
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kspmv::tools::command_main(command(), argc, argv);
 }

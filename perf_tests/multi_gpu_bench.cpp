@@ -11,28 +11,18 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
-#include <random>
-#include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_device.hpp"
 #include "bench_common.hpp"
-#include "kspmv/gen/generators.hpp"
-#include "kspmv/io/matrix_market.hpp"
 #include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
 
@@ -40,59 +30,28 @@ namespace {
 
 using namespace kspmv;
 using namespace kspmv::bench;
-namespace fs = std::filesystem;
 
-const char* kUsage =
-    "usage: multi_gpu_bench [--gen SPEC]... [--matrices DIR] [--largest K] [--quick]\n"
-    "                       [--devices 0,1|all] [--reps N] [--precision float|double]\n"
-    "                       [--kernel K] [--time-limit SECONDS] [--out DIR]\n"
-    "  --gen SPEC     a generated matrix (kspmv::gen spec); repeatable; default: the large\n"
-    "                 families, >= 5e7 non-zeros each (small ones with --quick)\n"
-    "  --matrices DIR also the K (--largest, default 3) largest Matrix Market files of DIR\n"
-    "  --devices      CUDA devices of the multi-GPU runs (default: all; a device may be\n"
-    "                 repeated to exercise the exchanges on one GPU)\n"
-    "  --kernel       single-GPU kernel of every block (default auto)\n"
-    "  --time-limit   no new matrix is started after this many seconds (default 150)\n";
-
-struct Args {
+struct Args {  // read_args() sets every field
   std::vector<std::string> gens;
   std::vector<int> devices;
-  bool quick = false;
-  int reps = 20, largest = 3;
-  double time_limit_s = 150;
-  std::string precision = "double", out = ".", matrices, devices_text = "all";
+  int reps = 0, largest = 0;
+  double time_limit_s = 0;
+  std::string precision, out, matrices;
   Kernel kernel = Kernel::Auto;
 };
 
-Args parse(int argc, char** argv) {
+Args read_args(const ParsedArgs& in) {
   Args a;
-  for (Arguments in(argc, argv, kUsage); in.next();) {
-    const std::string& k = in.flag();
-    if (k == "--gen")
-      a.gens.push_back(in.value());
-    else if (k == "--quick")
-      a.quick = true;
-    else if (k == "--devices")
-      a.devices_text = in.value();
-    else if (k == "--matrices")
-      a.matrices = in.value();
-    else if (k == "--largest")
-      a.largest = std::max(0, std::stoi(in.value()));
-    else if (k == "--time-limit")
-      a.time_limit_s = std::stod(in.value());
-    else if (k == "--reps")
-      a.reps = std::max(1, std::stoi(in.value()));
-    else if (k == "--precision")
-      a.precision = parse_precision(in.value());
-    else if (k == "--kernel")
-      a.kernel = parse_kernel(in.value());
-    else if (k == "--out")
-      a.out = in.value();
-    else
-      in.unknown();
-  }
-  if (a.gens.empty()) a.gens = family_specs(a.quick);
-  a.devices = parse_device_list(a.devices_text, cuda::device_count());
+  a.gens = in.all("gen");
+  if (a.gens.empty()) a.gens = family_specs(in.flag("quick"));
+  a.matrices = in.text("matrices", "");
+  a.largest = static_cast<int>(in.integer("largest", 3, 0, 1000000));
+  a.reps = static_cast<int>(in.integer("reps", 20, 1, 1000000));
+  a.precision = in.choice("precision", "double", {"float", "double"});
+  a.kernel = parse_kernel(in.text("kernel", "auto"));
+  a.time_limit_s = in.number("time-limit", 150);
+  a.out = in.text("out", ".");
+  a.devices = cuda_devices(in.text("devices", "all"));
   return a;
 }
 
@@ -111,14 +70,14 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                   const PeerBandwidth& bw, std::vector<Result>& out) {
   const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
   const Offset nnz = a.nnz();
-  const double bytes = bytes_moved(a);
+  const double bytes = effective_bytes(a);
   const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name));
   std::vector<S> ref(a.nrows), y(a.nrows);
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
   const std::vector<S> nan(a.nrows, std::numeric_limits<S>::quiet_NaN());
   const auto base = [&] {
     Result r;
-    r.matrix = name, r.precision = sizeof(S) == 4 ? "float" : "double", r.nnz = nnz;
+    r.matrix = name, r.precision = precision_name<S>(), r.nnz = nnz;
     return r;
   };
 
@@ -132,25 +91,13 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
     dx.upload(x.data());
     cuda::Stream s;
-    cuda::Event e0, e1;
     for (Kernel k :
          {Kernel::Cusparse, Kernel::CsrVector, Kernel::PartialOverlap, Kernel::Seg, Kernel::SegR}) {
       try {
         auto spmv = cuda::make_device_spmv(k, d, host);
-        dy.upload(nan.data());
-        spmv->run(S(1), dx.data(), S(0), dy.data(), s.get());
-        s.synchronize();
-        dy.download(y.data());
-        const double err = reference::rel_l2_error(y.data(), ref.data(), y.size());
-        std::vector<double> ms;
-        for (int i = 0; i < args.reps + 3; ++i) {
-          e0.record(s.get());
-          spmv->run(S(1), dx.data(), S(0), dy.data(), s.get());
-          e1.record(s.get());
-          e1.synchronize();
-          if (i >= 3) ms.push_back(e1.elapsed_since(e0));
-        }
-        const double t = median(ms);
+        const double err = poisoned_error(*spmv, dx, dy, ref, s.get());
+        const double t = time_ms([&] { spmv->run(S(1), dx.data(), S(0), dy.data(), s.get()); },
+                                 s.get(), args.reps);
         if (!(t >= r.ms)) r.ms = t, r.kernel = to_string(k), r.rel_error = err;
       } catch (const Error& e) {
         std::cerr << "  1 GPU " << to_string(k) << ": " << e.what() << "\n";
@@ -234,54 +181,48 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   }
 }
 
-void write_outputs(const Args& args, const std::vector<Result>& results, const PeerBandwidth& bw) {
-  fs::create_directories(args.out);
-  std::ofstream csv(fs::path(args.out) / "multi_gpu_bench.csv");
-  csv << "matrix,nnz,precision,gpus,partition,exchange,kernel,ms,kernel_ms,exchange_ms,gbps,"
-         "speedup_vs_1gpu,speedup_bound,exchange_bytes,partition_cost_spmvs,setup_cost_spmvs,"
-         "halo_setup_cost_spmvs,rel_error,ok,note\n";
-  for (const auto& r : results) {
-    const std::string note = csv_cell(r.note);
-    csv << csv_field(r.matrix) << ',' << r.nnz << ',' << r.precision << ',' << r.gpus << ','
-        << r.partition << ',' << r.exchange << ',' << r.kernel << ',' << fmt(r.ms) << ','
-        << fmt(r.kernel_ms) << ',' << fmt(r.exchange_ms) << ',' << fmt(r.gbps) << ','
-        << fmt(r.speedup) << ',' << fmt(r.bound) << ',' << r.exchange_bytes << ','
-        << fmt(r.partition_cost) << ',' << fmt(r.setup_cost) << ',' << fmt(r.halo_setup_cost) << ','
-        << fmt(r.rel_error) << ',' << (r.ok ? 1 : 0) << ',' << note << '\n';
-  }
-  const std::string device = device_name(args.devices.front()), date = utc_date();
-  auto write_json = [&](const fs::path& path, bool full) {
-    std::ofstream j(path);
-    j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
-      << ",\"gpus\":" << args.devices.size() << ",\"peer_gbps_0_to_1\":" << json_num(bw.to_1)
-      << ",\"peer_gbps_1_to_0\":" << json_num(bw.to_0)
-      << ",\"peer_gbps_both\":" << json_num(bw.both) << ",\"results\":[";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const Result& r = results[i];
-      j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"nnz\":" << r.nnz
-        << ",\"precision\":" << json_str(r.precision) << ",\"kernel\":" << json_str(r.kernel)
-        << ",\"gpus\":" << r.gpus << ",\"partition\":" << json_str(r.partition)
-        << ",\"exchange\":" << json_str(r.exchange) << ",\"ms\":" << json_num(r.ms)
-        << ",\"gbps\":" << json_num(r.gbps) << ",\"speedup_vs_1gpu\":" << json_num(r.speedup)
-        << ",\"exchange_ms\":" << json_num(r.exchange_ms)
-        << ",\"partition_cost_spmvs\":" << json_num(r.partition_cost)
-        << ",\"setup_cost_spmvs\":" << json_num(r.setup_cost)
-        << ",\"halo_setup_cost_spmvs\":" << json_num(r.halo_setup_cost)
-        << ",\"kernel_ms\":" << json_num(r.kernel_ms) << ",\"speedup_bound\":" << json_num(r.bound)
-        << ",\"rel_error\":" << json_num(r.rel_error) << ",\"ok\":" << (r.ok ? "true" : "false");
-      if (full) {
-        j << ",\"exchange_bytes\":" << r.exchange_bytes << ",\"note\":" << json_str(r.note);
-      }
-      j << "}";
-    }
-    j << "\n]}\n";
-  };
-  write_json(fs::path(args.out) / "multi_gpu_bench.json", true);
-  write_json(fs::path(args.out) / "summary.json", false);
+// The CSV columns and the JSON of a result, in order.
+Record record(const Result& r) {
+  return {{"matrix", r.matrix},
+          {"nnz", r.nnz},
+          {"precision", r.precision},
+          {"gpus", r.gpus},
+          {"partition", r.partition},
+          {"exchange", r.exchange},
+          {"kernel", r.kernel},
+          {"ms", r.ms},
+          {"kernel_ms", r.kernel_ms},
+          {"exchange_ms", r.exchange_ms},
+          {"gbps", r.gbps},
+          {"speedup_vs_1gpu", r.speedup},
+          {"speedup_bound", r.bound},
+          {"exchange_bytes", r.exchange_bytes},
+          {"partition_cost_spmvs", r.partition_cost},
+          {"setup_cost_spmvs", r.setup_cost},
+          {"halo_setup_cost_spmvs", r.halo_setup_cost},
+          {"rel_error", r.rel_error},
+          {"ok", r.ok},
+          {"note", r.note}};
 }
 
-int run(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+void write_outputs(const Args& args, const std::vector<Result>& results, const PeerBandwidth& bw) {
+  std::vector<Record> rows;
+  for (const Result& r : results) rows.push_back(record(r));
+  const Record header = {{"device", device_name(args.devices.front())},
+                         {"date", utc_date()},
+                         {"gpus", args.devices.size()},
+                         {"peer_gbps_0_to_1", bw.to_1},
+                         {"peer_gbps_1_to_0", bw.to_0},
+                         {"peer_gbps_both", bw.both}};
+  write_results(
+      args.out, "multi_gpu_bench", header, rows, rows,
+      {"matrix", "nnz", "precision", "kernel", "gpus", "partition", "exchange", "ms", "gbps",
+       "speedup_vs_1gpu", "exchange_ms", "partition_cost_spmvs", "setup_cost_spmvs",
+       "halo_setup_cost_spmvs", "kernel_ms", "speedup_bound", "rel_error", "ok"});
+}
+
+int run(const ParsedArgs& parsed) {
+  const Args args = read_args(parsed);
   const auto t0 = Clock::now();
   PeerBandwidth bw;
   const auto [d0, d1] = first_pair(args.devices);
@@ -291,22 +232,16 @@ int run(int argc, char** argv) {
               << fmt(bw.to_0) << " (" << d1 << "->" << d0 << "), " << fmt(bw.both)
               << " (both at once)\n";
   }
-  const auto sources = generated_then_largest(args.gens, args.matrices, args.largest, false);
   std::vector<Result> results;
   run_sources(
-      sources, t0, args.time_limit_s,
-      [&](const std::string& name, const std::string& path) {
-        if (args.precision == "float")
-          bench_matrix<float>(name, load_source_logged<float>(name, path, args.precision), args, bw,
-                              results);
-        else
-          bench_matrix<double>(name, load_source_logged<double>(name, path, args.precision), args,
-                               bw, results);
+      generated_then_largest(args.gens, args.matrices, args.largest, false), {args.precision}, t0,
+      args.time_limit_s,
+      [&](const std::string& name, const std::string&, const auto& a) {
+        bench_matrix(name, a, args, bw, results);
       },
-      [&](const std::string& name, const std::string& what) {
+      [&](const std::string& name, const std::string& precision, const std::string& what) {
         Result r;
-        r.matrix = name, r.precision = args.precision, r.kernel = "-", r.ok = false;
-        r.note = what;
+        r.matrix = name, r.precision = precision, r.kernel = "-", r.ok = false, r.note = what;
         results.push_back(r);
       },
       [&] { write_outputs(args, results, bw); });  // a later failure keeps what was measured
@@ -322,8 +257,36 @@ int run(int argc, char** argv) {
   return ok ? 0 : 1;
 }
 
+Command command() {
+  Command c;
+  c.name = "multi_gpu_bench";
+  c.program = "";
+  c.description =
+      "Multi-GPU SpMV per matrix: the best single-GPU kernel against every partition scheme and\n"
+      "exchange on --devices, with the speedup bound the measured peer bandwidth implies and the\n"
+      "setup costs. Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out.";
+  c.options = {
+      {"gen", "SPEC",
+       "a generated matrix (kspmv::gen spec); repeatable; default: the large families, >= 5e7 "
+       "non-zeros each (small ones with --quick)"},
+      {"quick", "", "the small default families"},
+      {"matrices", "DIR", "also the K (--largest) largest Matrix Market files of DIR"},
+      {"largest", "K", "default 3"},
+      {"devices", "0,1|all",
+       "CUDA devices of the multi-GPU runs (default: all; a device may be repeated to exercise "
+       "the exchanges on one GPU)"},
+      {"reps", "N", "event-timed runs (default 20)"},
+      {"precision", "float|double", "default double"},
+      {"kernel", "K", "single-GPU kernel of every block (default auto)"},
+      {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 150)"},
+      kOutOption,
+  };
+  c.run = run;
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench_main("multi_gpu_bench", argc, argv, run);
+  return kspmv::tools::command_main(command(), argc, argv);
 }

@@ -12,19 +12,11 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <memory>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,20 +32,6 @@ namespace {
 
 using namespace kspmv;
 using namespace kspmv::bench;
-namespace fs = std::filesystem;
-
-const char* kUsage =
-    "usage: spmv_bench [--matrices DIR] [--gen SPEC]... [--no-default-gen] [--kernels a,b,c]\n"
-    "                  [--precision float|double|both] [--reps N] [--quick] [--device D]\n"
-    "                  [--no-autotune] [--vector-sizes 2,4,...] [--out DIR]\n"
-    "  --matrices DIR  every .mtx / .mtx.gz in DIR with >= 40000 non-zeros\n"
-    "  --gen SPEC      a generated matrix (kspmv::gen spec, e.g. kron:scale=21); repeatable;\n"
-    "                  without --gen the large default families run (small ones with --quick)\n"
-    "  --kernels       default: cusparse (the baseline, first), every other CUDA kernel of the\n"
-    "                  registry, auto\n"
-    "  --no-autotune   leave out the auto-tuned row (Kernel::Auto with Options::autotune)\n"
-    "  --vector-sizes  also run CSR-Vector with each of these lanes per row (rows named\n"
-    "                  csr-vector:v=N; csr-vector alone picks its own)\n";
 
 // cuSPARSE first (the others' speedups are over it), every other CUDA row of the registry, auto.
 std::vector<Kernel> default_kernels() {
@@ -64,47 +42,30 @@ std::vector<Kernel> default_kernels() {
   return kernels;
 }
 
-struct Args {
-  std::string matrices, out = ".";
-  std::vector<std::string> gens;
-  bool default_gen = true, quick = false, autotune = true;
-  std::vector<Kernel> kernels = default_kernels();
+struct Args {  // read_args() sets every field
+  std::string matrices, out;
+  std::vector<std::string> gens, precisions;
+  std::vector<Kernel> kernels;
   std::vector<int> vector_sizes;  // extra CSR-Vector rows with a fixed vector size
-  std::vector<std::string> precisions = {"float", "double"};
-  int reps = 20, device = 0;
+  bool autotune = false;
+  int reps = 0, device = 0;
 };
 
-Args parse(int argc, char** argv) {
+Args read_args(const ParsedArgs& in) {
   Args a;
-  for (Arguments in(argc, argv, kUsage); in.next();) {
-    const std::string& k = in.flag();
-    if (k == "--matrices")
-      a.matrices = in.value();
-    else if (k == "--gen")
-      a.gens.push_back(in.value());
-    else if (k == "--no-default-gen")
-      a.default_gen = false;
-    else if (k == "--quick")
-      a.quick = true;
-    else if (k == "--no-autotune")
-      a.autotune = false;
-    else if (k == "--out")
-      a.out = in.value();
-    else if (k == "--reps")
-      a.reps = std::max(1, std::stoi(in.value()));
-    else if (k == "--device")
-      a.device = std::stoi(in.value());
-    else if (k == "--kernels") {
-      a.kernels.clear();
-      for (const auto& name : split(in.value(), ',')) a.kernels.push_back(parse_kernel(name));
-    } else if (k == "--vector-sizes") {
-      for (const auto& v : split(in.value(), ',')) a.vector_sizes.push_back(std::stoi(v));
-    } else if (k == "--precision")
-      a.precisions = parse_precisions(in.value());
-    else
-      in.unknown();
-  }
-  if (a.gens.empty() && a.default_gen) a.gens = family_specs(a.quick);
+  a.matrices = in.text("matrices", "");
+  a.out = in.text("out", ".");
+  a.gens = in.all("gen");
+  if (a.gens.empty() && !in.flag("no-default-gen")) a.gens = family_specs(in.flag("quick"));
+  a.precisions = precisions(in, "both");
+  if (!in.has("kernels")) a.kernels = default_kernels();
+  for (const auto& name : split(in.text("kernels", ""), ','))
+    a.kernels.push_back(parse_kernel(name));
+  for (const auto& v : split(in.text("vector-sizes", ""), ','))
+    a.vector_sizes.push_back(static_cast<int>(parse_integer(v, "--vector-sizes")));
+  a.autotune = !in.flag("no-autotune");
+  a.reps = static_cast<int>(in.integer("reps", 20, 1, 1000000));
+  a.device = static_cast<int>(in.integer("device", 0, 0, 1023));
   return a;
 }
 
@@ -136,12 +97,11 @@ double copy_gbps(int reps) {
 // correct SpMV), then the median of the event-timed kernel of --reps calls; checked like the
 // others on a poisoned y.
 template <class S>
-Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std::vector<S>& x,
-                       const std::vector<S>& ref, cuda::DeviceBuffer<S>& dx,
-                       cuda::DeviceBuffer<S>& dy, const Args& args, double copy,
-                       double cusparse_ms) {
+Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std::vector<S>& ref,
+                       cuda::DeviceBuffer<S>& dx, cuda::DeviceBuffer<S>& dy, const Args& args,
+                       double copy, double cusparse_ms) {
   Result r;
-  r.matrix = name, r.precision = sizeof(S) == 4 ? "float" : "double", r.kernel = "auto-tuned";
+  r.matrix = name, r.precision = precision_name<S>(), r.kernel = "auto-tuned";
   r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
   std::cerr << "  " << r.precision << " auto-tuned ... " << std::flush;
   try {
@@ -165,7 +125,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     }
     r.ms = median(ms);
     r.note = std::string("autotune kept ") + to_string(op->kernel());
-    r.gbps = bytes_moved(a) / (r.ms * 1e6);
+    r.gbps = effective_bytes(a) / (r.ms * 1e6);
     r.copy_ratio = r.gbps / copy;
     r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
     r.speedup = cusparse_ms / r.ms;
@@ -179,11 +139,12 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
 }
 
 template <class S>
-void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* precision,
-                  const Args& args, double copy, std::vector<Result>& out) {
+void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& args, double copy,
+                  std::vector<Result>& out) {
   CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
   const Offset nnz = a.nnz();
-  const double bytes = bytes_moved(a);
+  const double bytes = effective_bytes(a);
+  const char* precision = precision_name<S>();
   // One fresh random x per matrix and precision (never zeros); its reference is computed once.
   const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name) ^ sizeof(S));
   std::vector<S> ref(a.nrows);
@@ -193,7 +154,6 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
   cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
   dx.upload(x.data());
   cuda::Stream stream;
-  std::vector<S> y(a.nrows);
   double cusparse_ms = NAN;
 
   // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice).
@@ -207,9 +167,6 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
     std::cerr << "  " << precision << " " << r.kernel << " ... " << std::flush;
     try {
-      auto poison = [&] {
-        KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));  // NaN
-      };
       const Kernel resolved =
           k == Kernel::Auto
               ? analysis::auto_kernel(analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols),
@@ -218,11 +175,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
       if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
       auto spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
                         : cuda::make_device_spmv(resolved, d, host);
-      poison();
-      spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get());
-      stream.synchronize();
-      dy.download(y.data());
-      r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
+      r.rel_error = poisoned_error(*spmv, dx, dy, ref, stream.get());
       r.ok = r.rel_error <= reference::tolerance<S>();
       const auto run = [&] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); };
       if (k != Kernel::FullOverlap) {
@@ -265,63 +218,40 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const char* pr
     }
     out.push_back(r);
   }
-  if (args.autotune)
-    out.push_back(bench_autotuned(name, a, x, ref, dx, dy, args, copy, cusparse_ms));
+  if (args.autotune) out.push_back(bench_autotuned(name, a, ref, dx, dy, args, copy, cusparse_ms));
 }
 
-template <class S>
-void run_one(const std::string& name, const std::function<CsrMatrix<S>()>& load,
-             const char* precision, const Args& args, double copy, std::vector<Result>& out) {
-  std::cerr << name << " (" << precision << "): loading ... " << std::flush;
-  const auto t0 = std::chrono::steady_clock::now();
-  const CsrMatrix<S> a = load();
-  std::cerr << a.nrows << " x " << a.ncols << ", " << a.nnz() << " nnz in "
-            << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
-            << " s\n";
-  bench_matrix<S>(name, a, precision, args, copy, out);
+// The CSV columns, in order; the JSON of a result adds full_overlap_ms on Full-Overlap rows.
+Record record(const Result& r) {
+  return {{"matrix", r.matrix},
+          {"rows", r.m},
+          {"cols", r.n},
+          {"nnz", r.nnz},
+          {"precision", r.precision},
+          {"kernel", r.kernel},
+          {"ms", r.ms},
+          {"gbps", r.gbps},
+          {"copy_ratio", r.copy_ratio},
+          {"gflops", r.gflops},
+          {"speedup_vs_cusparse", r.speedup},
+          {"rel_error", r.rel_error},
+          {"ok", r.ok},
+          {"h2d_ms", r.h2d_ms},
+          {"cusparse_copy_spmv_ms", r.cusparse_copy_spmv_ms},
+          {"note", r.note}};
 }
 
 void write_outputs(const Args& args, const std::vector<Result>& results, double copy) {
-  fs::create_directories(args.out);
-  std::ofstream csv(fs::path(args.out) / "spmv_bench.csv");
-  csv << "matrix,rows,cols,nnz,precision,kernel,ms,gbps,copy_ratio,gflops,speedup_vs_cusparse,"
-         "rel_error,ok,h2d_ms,cusparse_copy_spmv_ms,note\n";
-  for (const auto& r : results) {
-    const std::string note = csv_cell(r.note);
-    csv << csv_field(r.matrix) << ',' << r.m << ',' << r.n << ',' << r.nnz << ',' << r.precision
-        << ',' << r.kernel << ',' << fmt(r.ms) << ',' << fmt(r.gbps) << ',' << fmt(r.copy_ratio)
-        << ',' << fmt(r.gflops) << ',' << fmt(r.speedup) << ',' << fmt(r.rel_error) << ','
-        << (r.ok ? 1 : 0) << ',' << fmt(r.h2d_ms) << ',' << fmt(r.cusparse_copy_spmv_ms) << ','
-        << note << '\n';
+  std::vector<Record> rows, full;
+  for (const Result& r : results) {
+    rows.push_back(record(r));
+    full.push_back(rows.back());
+    if (std::isfinite(r.h2d_ms)) full.back().emplace_back("full_overlap_ms", r.ms);
   }
-  const std::string device = device_name(args.device), date = utc_date();
-  auto write_json = [&](const fs::path& path, bool full) {
-    std::ofstream j(path);
-    j << "{\"device\":" << json_str(device) << ",\"date\":" << json_str(date)
-      << ",\"copy_gbps\":" << json_num(copy) << ",\"results\":[";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const Result& r = results[i];
-      j << (i ? ",\n" : "\n") << "{\"matrix\":" << json_str(r.matrix) << ",\"nnz\":" << r.nnz
-        << ",\"precision\":" << json_str(r.precision) << ",\"kernel\":" << json_str(r.kernel)
-        << ",\"ms\":" << json_num(r.ms) << ",\"gbps\":" << json_num(r.gbps)
-        << ",\"speedup_vs_cusparse\":" << json_num(r.speedup)
-        << ",\"rel_error\":" << json_num(r.rel_error);
-      if (full) {
-        j << ",\"rows\":" << r.m << ",\"cols\":" << r.n
-          << ",\"copy_ratio\":" << json_num(r.copy_ratio) << ",\"gflops\":" << json_num(r.gflops)
-          << ",\"ok\":" << (r.ok ? "true" : "false") << ",\"note\":" << json_str(r.note);
-        if (std::isfinite(r.h2d_ms)) {
-          j << ",\"h2d_ms\":" << json_num(r.h2d_ms)
-            << ",\"cusparse_copy_spmv_ms\":" << json_num(r.cusparse_copy_spmv_ms)
-            << ",\"full_overlap_ms\":" << json_num(r.ms);
-        }
-      }
-      j << "}";
-    }
-    j << "\n]}\n";
-  };
-  write_json(fs::path(args.out) / "spmv_bench.json", true);
-  write_json(fs::path(args.out) / "summary.json", false);
+  write_results(
+      args.out, "spmv_bench",
+      {{"device", device_name(args.device)}, {"date", utc_date()}, {"copy_gbps", copy}}, rows, full,
+      {"matrix", "nnz", "precision", "kernel", "ms", "gbps", "speedup_vs_cusparse", "rel_error"});
 }
 
 void print_table(const std::vector<Result>& results) {
@@ -334,45 +264,64 @@ void print_table(const std::vector<Result>& results) {
   }
 }
 
-int run(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+int run(const ParsedArgs& parsed) {
+  const Args args = read_args(parsed);
   if (cuda::device_count() <= args.device)
     throw InvalidArgument("no CUDA device " + std::to_string(args.device));
   KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
   const double copy = copy_gbps(args.reps);
   std::cerr << "device-to-device copy: " << fmt(copy) << " GB/s\n";
 
-  const auto sources = benchmark_sources(args.matrices, args.gens, 40000);
-
   std::vector<Result> results;
-  for (const auto& [name, path] : sources) {
-    for (const auto& precision : args.precisions) {
-      try {
-        if (precision == "float") {
-          run_one<float>(
-              name, [&] { return load_source<float>(name, path); }, "float", args, copy, results);
-        } else {
-          run_one<double>(
-              name, [&] { return load_source<double>(name, path); }, "double", args, copy, results);
-        }
-      } catch (const Error& e) {  // a matrix that cannot load or upload: note it, go on
-        std::cerr << "ERROR " << name << " (" << precision << "): " << e.what() << "\n";
-        Result r;
-        r.matrix = name, r.precision = precision, r.kernel = "-", r.ok = false;
-        r.note = e.what();
+  run_sources(
+      benchmark_sources(args.matrices, args.gens, 40000), args.precisions, Clock::now(), INFINITY,
+      [&](const std::string& name, const std::string&, const auto& a) {
+        bench_matrix(name, a, args, copy, results);
+      },
+      [&](const std::string& name, const std::string& precision, const std::string& what) {
+        Result r;  // a matrix that cannot load or upload: noted, the run goes on
+        r.matrix = name, r.precision = precision, r.kernel = "-", r.ok = false, r.note = what;
         results.push_back(r);
-      }
-    }
-    write_outputs(args, results, copy);  // after every matrix: a cut-short run keeps its results
-  }
+      },
+      [&] { write_outputs(args, results, copy); });
   print_table(results);
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
   std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
   return ok ? 0 : 1;
 }
 
+Command command() {
+  Command c;
+  c.name = "spmv_bench";
+  c.program = "";
+  c.description =
+      "Every CUDA kernel against cuSPARSE on the same device buffers, per matrix and precision:\n"
+      "median time, effective GB/s, GFLOP/s, speedup over cuSPARSE, error against the host\n"
+      "reference. Writes spmv_bench.csv, spmv_bench.json and summary.json into --out.";
+  c.options = {
+      kMatricesOption,
+      {"gen", "SPEC",
+       "a generated matrix (kspmv::gen spec, e.g. kron:scale=21); repeatable; without --gen the "
+       "large default families run (small ones with --quick)"},
+      {"no-default-gen", "", "no default families without --gen"},
+      {"quick", "", "the small default families"},
+      {"kernels", "a,b,c",
+       "default: cusparse (the baseline, first), every other CUDA kernel of the registry, auto"},
+      {"precision", "float|double|both", "default both"},
+      {"reps", "N", "event-timed runs per kernel (default 20)"},
+      kDeviceOption,
+      {"no-autotune", "", "leave out the auto-tuned row (Kernel::Auto with Options::autotune)"},
+      {"vector-sizes", "2,4,...",
+       "also run CSR-Vector with each of these lanes per row (rows named csr-vector:v=N; "
+       "csr-vector alone picks its own)"},
+      kOutOption,
+  };
+  c.run = run;
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench_main("spmv_bench", argc, argv, run);
+  return kspmv::tools::command_main(command(), argc, argv);
 }

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <random>
 #include <vector>
 
 #include "commands.hpp"
@@ -55,10 +54,8 @@ int run_cg(const ParsedArgs& args, const Options& options) {
   const CsrMatrix<Scalar> a = load_matrix<Scalar>(source);
   if (a.nrows != a.ncols) throw InvalidArgument(source + " is not square; CG needs an SPD matrix");
   Operator<Scalar> op(a, options);
-  std::vector<Scalar> b(a.nrows), x(a.nrows, Scalar(0)), r(a.nrows);
-  std::mt19937_64 gen(7);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (auto& v : b) v = static_cast<Scalar>(dist(gen));
+  const std::vector<Scalar> b = random_values<Scalar>(a.nrows, 7);
+  std::vector<Scalar> x(a.nrows, Scalar(0)), r(a.nrows);
   const CgResult res = cg(op, b.data(), x.data(), cg_options);
   // The residual of the returned x, from the serial reference SpMV.
   r = b;
@@ -116,10 +113,8 @@ int run(const ParsedArgs& args) {
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
-  const std::string precision = args.text("precision", "double");
-  if (precision == "double") return run_cg<double>(args, options);
-  if (precision == "float") return run_cg<float>(args, options);
-  throw UsageError("--precision must be float or double, got '" + precision + "'");
+  const std::string precision = args.choice("precision", "double", {"float", "double"});
+  return precision == "float" ? run_cg<float>(args, options) : run_cg<double>(args, options);
 }
 
 }  // namespace

@@ -110,10 +110,8 @@ int run(const ParsedArgs& args) {
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
-  const std::string precision = args.text("precision", "double");
-  if (precision == "double") return run_spmv<double>(args, options);
-  if (precision == "float") return run_spmv<float>(args, options);
-  throw UsageError("--precision must be float or double, got '" + precision + "'");
+  const std::string precision = args.choice("precision", "double", {"float", "double"});
+  return precision == "float" ? run_spmv<float>(args, options) : run_spmv<double>(args, options);
 }
 
 }  // namespace

@@ -1,14 +1,10 @@
-// kspmv command-line tool: dispatch, Kokkos set-up and the one place errors become exit codes
-// (0 success, 1 a wrong result, 2 bad input: one line on stderr, never a stack trace).
-#include <Kokkos_Core.hpp>
-#include <exception>
+// kspmv command-line tool: dispatch to the commands. Exit status 0 success, 1 a wrong result, 2 bad
+// input: one line on stderr, never a stack trace (tools::guarded_main).
 #include <iostream>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
-#include "kspmv/core/error.hpp"
 #include "tools/args.hpp"
 
 namespace {
@@ -39,25 +35,8 @@ const Command* find_command(const std::vector<Command>& all, const std::string& 
   return nullptr;
 }
 
-// One line: the tool promises a single-line message on stderr.
-std::string one_line(std::string message) {
-  for (char& c : message)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!message.empty() && message.back() == ' ') message.pop_back();
-  return message;
-}
-
 int run(int argc, char** argv) {
-  // Kokkos gets its own options; the command parser never sees them.
-  std::vector<char*> kokkos_argv = {argv[0]};
-  std::vector<std::string> words;
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word.compare(0, 9, "--kokkos-") == 0)
-      kokkos_argv.push_back(argv[i]);
-    else
-      words.push_back(word);
-  }
+  const std::vector<std::string> words = kspmv::tools::command_words(argc, argv);
   const auto all = commands();
   if (words.empty() || words[0] == "-h" || words[0] == "--help") {
     print_overview(std::cout);
@@ -70,35 +49,18 @@ int run(int argc, char** argv) {
     }
     const Command* c = find_command(all, words[1]);
     if (c == nullptr || words.size() > 2)
-      throw kspmv::cli::UsageError("'help' takes one command name (see 'kspmv --help')");
-    std::cout << kspmv::cli::command_help(*c);
+      throw kspmv::tools::UsageError("'help' takes one command name (see 'kspmv --help')");
+    std::cout << kspmv::tools::command_help(*c);
     return 0;
   }
   const Command* command = find_command(all, words[0]);
   if (command == nullptr)
-    throw kspmv::cli::UsageError("unknown command '" + words[0] + "' (see 'kspmv --help')");
-  const auto args = kspmv::cli::parse_args(*command, {words.begin() + 1, words.end()});
-  if (args.help) {
-    std::cout << kspmv::cli::command_help(*command);
-    return 0;
-  }
-  int kokkos_argc = static_cast<int>(kokkos_argv.size());
-  kokkos_argv.push_back(nullptr);
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
-  return command->run(args);
+    throw kspmv::tools::UsageError("unknown command '" + words[0] + "' (see 'kspmv --help')");
+  return kspmv::tools::run_command(*command, {words.begin() + 1, words.end()}, argc, argv);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::bad_alloc&) {
-    std::cerr << "kspmv: error: out of memory (the matrix or its vectors do not fit)\n";
-  } catch (const std::exception& e) {
-    std::cerr << "kspmv: error: " << one_line(e.what()) << '\n';
-  } catch (...) {
-    std::cerr << "kspmv: error: unknown failure\n";
-  }
-  return 2;
+  return kspmv::tools::guarded_main("kspmv", [&] { return run(argc, argv); });
 }

@@ -1,8 +1,13 @@
 #include "tools/args.hpp"
 
+#include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <new>
 #include <sstream>
 
 namespace kspmv::tools {
@@ -15,8 +20,25 @@ const OptionSpec* find_option(const Command& command, const std::string& name) {
   return nullptr;
 }
 
+// "kspmv NAME", or NAME alone when the command is the program.
+std::string invocation(const Command& command) {
+  return command.program.empty() ? command.name : command.program + " " + command.name;
+}
+
 std::string see_help(const Command& command) {
-  return " (see 'kspmv " + command.name + " --help')";
+  return " (see '" + invocation(command) + " --help')";
+}
+
+bool is_kokkos_option(const char* word) {
+  return std::string(word).compare(0, 9, "--kokkos-") == 0;
+}
+
+// One line: the programs promise a single-line message on stderr.
+std::string one_line(std::string message) {
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  return message;
 }
 
 }  // namespace
@@ -52,9 +74,9 @@ ParsedArgs parse_args(const Command& command, const std::vector<std::string>& ar
         throw UsageError("option '--" + name + "' takes no value" + see_help(command));
       parsed.flags_.insert(name);
     } else if (eq != std::string::npos) {
-      parsed.values_[name] = word.substr(eq + 1);
+      parsed.values_[name].push_back(word.substr(eq + 1));
     } else if (i + 1 < args.size()) {
-      parsed.values_[name] = args[++i];
+      parsed.values_[name].push_back(args[++i]);
     } else {
       throw UsageError("option '--" + name + "' needs a value " + option->metavar +
                        see_help(command));
@@ -73,22 +95,35 @@ ParsedArgs parse_args(const Command& command, const std::vector<std::string>& ar
 
 std::string ParsedArgs::text(const std::string& name, const std::string& fallback) const {
   const auto it = values_.find(name);
-  return it == values_.end() ? fallback : it->second;
+  return it == values_.end() ? fallback : it->second.back();
+}
+
+std::vector<std::string> ParsedArgs::all(const std::string& name) const {
+  const auto it = values_.find(name);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::string ParsedArgs::choice(const std::string& name, const std::string& fallback,
+                               const std::vector<std::string>& choices) const {
+  const std::string v = text(name, fallback);
+  if (std::find(choices.begin(), choices.end(), v) != choices.end()) return v;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  throw UsageError("--" + name + " must be one of " + list + ", got '" + v + "'");
 }
 
 long ParsedArgs::integer(const std::string& name, long fallback, long min, long max) const {
-  const auto it = values_.find(name);
-  if (it == values_.end()) return fallback;
-  const long v = parse_integer(it->second, "--" + name);
+  if (!has(name)) return fallback;
+  const std::string word = text(name, "");
+  const long v = parse_integer(word, "--" + name);
   if (v < min || v > max)
     throw UsageError("--" + name + " must be in [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "], got " + it->second);
+                     std::to_string(max) + "], got " + word);
   return v;
 }
 
 double ParsedArgs::number(const std::string& name, double fallback) const {
-  const auto it = values_.find(name);
-  return it == values_.end() ? fallback : parse_number(it->second, "--" + name);
+  return has(name) ? parse_number(text(name, ""), "--" + name) : fallback;
 }
 
 long parse_integer(const std::string& word, const std::string& what) {
@@ -111,7 +146,7 @@ double parse_number(const std::string& word, const std::string& what) {
 
 std::string command_help(const Command& command) {
   std::ostringstream out;
-  out << "usage: kspmv " << command.name << " [options]";
+  out << "usage: " << invocation(command) << " [options]";
   for (const auto& p : command.positionals) out << ' ' << p;
   out << "\n\n" << command.description << "\n\noptions:\n";
   // "  --name VALUE" then the help from column 28, wrapped at column 100.
@@ -150,6 +185,46 @@ std::vector<std::string> split(const std::string& s, char sep) {
   for (std::string p; std::getline(in, p, sep);)
     if (!p.empty()) parts.push_back(p);
   return parts;
+}
+
+std::vector<std::string> command_words(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i)
+    if (!is_kokkos_option(argv[i])) words.emplace_back(argv[i]);
+  return words;
+}
+
+int run_command(const Command& command, const std::vector<std::string>& args, int argc,
+                char** argv) {
+  const ParsedArgs parsed = parse_args(command, args);
+  if (parsed.help) {
+    std::cout << command_help(command);
+    return 0;
+  }
+  std::vector<char*> kokkos_argv = {argv[0]};
+  std::copy_if(argv + 1, argv + argc, std::back_inserter(kokkos_argv), is_kokkos_option);
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+  return command.run(parsed);
+}
+
+int guarded_main(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: out of memory (the matrix or its vectors do not fit)\n";
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << one_line(e.what()) << '\n';
+  } catch (...) {
+    std::cerr << program << ": error: unknown failure\n";
+  }
+  return 2;
+}
+
+int command_main(const Command& command, int argc, char** argv) {
+  return guarded_main(command.name,
+                      [&] { return run_command(command, command_words(argc, argv), argc, argv); });
 }
 
 }  // namespace kspmv::tools

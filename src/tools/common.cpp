@@ -3,13 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
+#include <ctime>
 #include <iostream>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <vector>
 
+#include "kspmv/core/timer.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "testing/reference.hpp"
@@ -20,17 +21,11 @@ namespace kspmv::tools {
 namespace {
 
 template <class Scalar>
-HostView<Scalar> random_view(std::size_t n, std::mt19937_64& rng) {
-  auto v = make_host_view<Scalar>("x", n);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  for (std::size_t i = 0; i < n; ++i) v(i) = static_cast<Scalar>(dist(rng));
+HostView<Scalar> random_view(std::size_t n, std::uint64_t seed) {
+  auto v = make_host_view<Scalar>("random", n);
+  const auto values = random_values<Scalar>(n, seed);
+  std::copy(values.begin(), values.end(), v.data());
   return v;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 }  // namespace
@@ -51,36 +46,36 @@ std::vector<int> parse_devices(const std::string& list) {
   return devices;
 }
 
+std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback) {
+  const std::string p = args.choice("precision", fallback, {"float", "double", "both"});
+  return p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
+}
+
 bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) == 1;
 }
 
 template <class Scalar>
-CsrMatrix<Scalar> load_matrix(const std::string& source) {
+CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress) {
   const std::string prefix = "gen:";
   if (source.compare(0, prefix.size(), prefix) != 0) {
     io::ReadOptions options;
-    options.progress = true;  // shown for large files, on a terminal only
+    options.progress = progress;
     return io::read_matrix_market<Scalar>(source, options);
   }
-  const bool show = stderr_is_terminal();
-  if (show)
+  if (progress)
     std::cerr << "kspmv: generating " << source.substr(prefix.size()) << " ..." << std::flush;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   auto a = gen::from_spec<Scalar>(source.substr(prefix.size()));
-  if (show) {
-    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
-    std::cerr << " done (" << s.count() << " s)\n";
-  }
+  if (progress) std::cerr << " done (" << ms_since(start) / 1e3 << " s)\n";
   return a;
 }
 
 template <class Scalar>
 double check(Operator<Scalar>& op, const CsrMatrix<Scalar>& a, Scalar alpha, Scalar beta,
              std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const auto x = random_view<Scalar>(a.ncols, rng);
-  auto y = random_view<Scalar>(a.nrows, rng);
+  const auto x = random_view<Scalar>(a.ncols, seed);
+  auto y = random_view<Scalar>(a.nrows, seed + 1);
   if (beta == Scalar(0)) Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
   auto expected = make_host_view<Scalar>("expected", a.nrows);
   Kokkos::deep_copy(expected, y);
@@ -89,11 +84,48 @@ double check(Operator<Scalar>& op, const CsrMatrix<Scalar>& a, Scalar alpha, Sca
   return reference::rel_l2_error(y.data(), expected.data(), a.nrows);
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+double wall_ms(const Body& body) {
+  const auto t0 = Clock::now();
+  body();
+  return ms_since(t0);
+}
+
+std::vector<double> interleaved_median_ms(const std::vector<Body>& bodies, int runs, int warm_up,
+                                          const std::function<double(const Body&)>& timed) {
+  for (int i = 0; i < warm_up; ++i)
+    for (const auto& body : bodies) body();
+  std::vector<std::vector<double>> ms(bodies.size());
+  for (int i = 0; i < runs; ++i)
+    for (std::size_t b = 0; b < bodies.size(); ++b) ms[b].push_back(timed(bodies[b]));
+  std::vector<double> medians;
+  for (auto& m : ms) medians.push_back(median(m));
+  return medians;
+}
+
+Seconds seconds_of(const Body& body) {
+  const std::clock_t c0 = std::clock();
+  const double wall = wall_ms(body) / 1e3;
+  return {wall, double(std::clock() - c0) / CLOCKS_PER_SEC};
+}
+
+std::string utc_date() {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
 template <class Scalar>
 Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const auto x = random_view<Scalar>(op.ncols(), rng);
-  const auto y0 = random_view<Scalar>(op.nrows(), rng);
+  const auto x = random_view<Scalar>(op.ncols(), seed);
+  const auto y0 = random_view<Scalar>(op.nrows(), seed + 1);
   auto y = make_host_view<Scalar>("y", op.nrows());
   const bool whole_apply =
       op.options().residency == Residency::Streamed || op.kernel() == Kernel::FullOverlap;
@@ -108,8 +140,8 @@ Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, s
   return {median(spmv_ms), median(apply_ms), runs};
 }
 
-template CsrMatrix<float> load_matrix<float>(const std::string&);
-template CsrMatrix<double> load_matrix<double>(const std::string&);
+template CsrMatrix<float> load_matrix<float>(const std::string&, bool);
+template CsrMatrix<double> load_matrix<double>(const std::string&, bool);
 template double check<float>(Operator<float>&, const CsrMatrix<float>&, float, float,
                              std::uint64_t);
 template double check<double>(Operator<double>&, const CsrMatrix<double>&, double, double,

@@ -1,8 +1,11 @@
 // What the kspmv tool and the benchmarks share: loading a matrix from a file or a generator spec,
-// checking an Operator against the reference, timing it, and the effective-bandwidth model.
+// random vectors, checking an Operator against the reference, timing, the effective-bandwidth
+// model and the date of a result.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -12,17 +15,29 @@
 
 namespace kspmv::tools {
 
+class ParsedArgs;
+
+// True when stderr is a terminal (progress lines are shown only then).
+bool stderr_is_terminal();
+
 // "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz).
-// Progress goes to stderr only when stderr is a terminal.
+// With `progress`, stderr tells it (one line for a generator, the reader's for large files).
 template <class Scalar>
-CsrMatrix<Scalar> load_matrix(const std::string& source);
+CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress = stderr_is_terminal());
 
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.
 std::vector<int> parse_devices(const std::string& list);
 
-// True when stderr is a terminal (progress lines are shown only then).
-bool stderr_is_terminal();
+// `n` values uniform in [-1, 1) from a generator seeded with `seed`.
+template <class Scalar>
+std::vector<Scalar> random_values(std::size_t n, std::uint64_t seed) {
+  std::vector<Scalar> v(n);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (auto& e : v) e = static_cast<Scalar>(dist(rng));
+  return v;
+}
 
 // Runs op.apply once on fresh random x (and random y when beta != 0, NaN-poisoned y when
 // beta == 0) and returns the relative l2 error against reference::spmv.
@@ -35,6 +50,36 @@ struct Timing {
   double apply_ms = 0;  // median time of the whole apply (transfers of x and y included)
   int runs = 0;
 };
+
+using Body = std::function<void()>;
+
+// The median of `v` (NaN when empty).
+double median(std::vector<double> v);
+
+// Wall-clock milliseconds of one call of `body`.
+double wall_ms(const Body& body);
+
+// Median milliseconds of each body over `runs` rounds that time every body once, in turn, after
+// `warm_up` untimed rounds: bodies compared this way see the same drift of clocks and bandwidth.
+// `timed(body)` calls a body once and returns its milliseconds.
+std::vector<double> interleaved_median_ms(
+    const std::vector<Body>& bodies, int runs, int warm_up,
+    const std::function<double(const Body&)>& timed = wall_ms);
+
+// Median wall-clock milliseconds of `runs` calls of `body` after `warm_up` untimed ones.
+inline double median_ms(const Body& body, int runs, int warm_up = 0) {
+  return interleaved_median_ms({body}, runs, warm_up)[0];
+}
+
+// Wall-clock and process CPU seconds of one call of `body` (on a shared machine the CPU time is
+// the steadier one).
+struct Seconds {
+  double wall, cpu;
+};
+Seconds seconds_of(const Body& body);
+
+// The current UTC time in ISO 8601, e.g. 2026-11-23T10:00:00Z: the "date" of a result file.
+std::string utc_date();
 
 // Median over `runs` applies on random vectors; y is reset between runs outside the timing.
 // The time of one SpMV is the kernel time, or the whole apply when the matrix is streamed
@@ -54,5 +99,8 @@ template <class Scalar>
 const char* precision_name() {
   return sizeof(Scalar) == sizeof(float) ? "float" : "double";
 }
+
+// "--precision float|double|both" (default `fallback`): the precisions to run.
+std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback);
 
 }  // namespace kspmv::tools

@@ -1,7 +1,11 @@
 #include "tools/json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+
+#include "kspmv/core/error.hpp"
 
 namespace kspmv::tools {
 
@@ -42,37 +46,40 @@ void JsonWriter::separate() {
     after_key_ = false;
     return;
   }
-  if (!first_.empty()) {
-    if (!first_.back()) out_ << ',';
-    first_.back() = false;
-  }
+  if (open_.empty()) return;
+  if (!open_.back().first) out_ << ',';
+  if (open_.back().one_per_line) out_ << '\n';
+  open_.back().first = false;
+}
+
+JsonWriter& JsonWriter::close(char c) {
+  if (open_.back().one_per_line) out_ << '\n';
+  open_.pop_back();
+  out_ << c;
+  if (open_.empty()) out_ << '\n';
+  return *this;
 }
 
 JsonWriter& JsonWriter::begin_object() {
   separate();
   out_ << '{';
-  first_.push_back(true);
+  open_.push_back({});
   return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-  first_.pop_back();
-  out_ << '}';
-  if (first_.empty()) out_ << '\n';
-  return *this;
+  return close('}');
 }
 
-JsonWriter& JsonWriter::begin_array() {
+JsonWriter& JsonWriter::begin_array(bool one_per_line) {
   separate();
   out_ << '[';
-  first_.push_back(true);
+  open_.push_back({true, one_per_line});
   return *this;
 }
 
 JsonWriter& JsonWriter::end_array() {
-  first_.pop_back();
-  out_ << ']';
-  return *this;
+  return close(']');
 }
 
 JsonWriter& JsonWriter::key(const std::string& name) {
@@ -110,6 +117,43 @@ JsonWriter& JsonWriter::value(double d) {
   std::snprintf(buf, sizeof buf, "%.9g", d);
   out_ << buf;
   return *this;
+}
+
+JsonWriter& JsonWriter::value(std::nullptr_t) {
+  separate();
+  out_ << "null";
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(const Value& v) {
+  return std::visit([this](const auto& x) -> JsonWriter& { return value(x); }, v.v);
+}
+
+JsonWriter& JsonWriter::value(const Record& r) {
+  begin_object();
+  for (const auto& [name, v] : r) field(name, v);
+  return end_object();
+}
+
+Record select(const Record& r, const std::vector<std::string>& keys) {
+  Record out;
+  for (const auto& key : keys) {
+    const auto it = std::find_if(r.begin(), r.end(), [&](const auto& f) { return f.first == key; });
+    if (it == r.end()) throw InvalidArgument("select: the record has no field '" + key + "'");
+    out.push_back(*it);
+  }
+  return out;
+}
+
+void write_json(const std::string& path, const Record& header, const std::vector<Record>& results) {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write " + path);
+  JsonWriter j(out);
+  j.begin_object();
+  for (const auto& [name, v] : header) j.field(name, v);
+  j.key("results").begin_array(true);
+  for (const Record& r : results) j.value(r);
+  j.end_array().end_object();
 }
 
 }  // namespace kspmv::tools

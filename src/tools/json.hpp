@@ -1,12 +1,32 @@
-// A minimal streaming JSON writer for the tool's --json output (one compact object per run).
+// A minimal streaming JSON writer for the tool's --json output and the benchmarks' result files,
+// and Record: one result as named values, written as a JSON object or a CSV row (csv.hpp).
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace kspmv::tools {
+
+// A value of a record: null (a missing value), a boolean, an integer, a number or a string.
+// Implicit conversions, so that a record reads as a table: {{"rows", a.nrows}, {"ms", ms}}.
+struct Value {
+  std::variant<std::nullptr_t, bool, long long, double, std::string> v;
+
+  Value(std::nullptr_t) {}
+  Value(bool b) : v(b) {}
+  Value(double d) : v(d) {}
+  Value(std::string s) : v(std::move(s)) {}
+  Value(const char* s) : v(std::string(s)) {}
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  Value(T i) : v(static_cast<long long>(i)) {}
+};
+
+using Record = std::vector<std::pair<std::string, Value>>;
 
 class JsonWriter {
  public:
@@ -14,7 +34,8 @@ class JsonWriter {
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
-  JsonWriter& begin_array();
+  // one_per_line: each element on a line of its own (a benchmark's results).
+  JsonWriter& begin_array(bool one_per_line = false);
   JsonWriter& end_array();
   JsonWriter& key(const std::string& name);
 
@@ -29,6 +50,9 @@ class JsonWriter {
     out_ << std::to_string(v);
     return *this;
   }
+  JsonWriter& value(std::nullptr_t);
+  JsonWriter& value(const Value& v);
+  JsonWriter& value(const Record& r);  // an object
 
   template <class T>
   JsonWriter& field(const std::string& name, const T& v) {
@@ -37,14 +61,24 @@ class JsonWriter {
   }
 
  private:
+  struct Open {
+    bool first = true, one_per_line = false;
+  };
   void separate();  // a comma before every element but the first of its container
+  JsonWriter& close(char c);
 
   std::ostream& out_;
-  std::vector<bool> first_;  // one entry per open container
+  std::vector<Open> open_;  // the open containers, innermost last
   bool after_key_ = false;
 };
 
 // `s` as a quoted JSON string literal.
 std::string json_quote(const std::string& s);
+
+// The fields of `r` named in `keys`, in that order (InvalidArgument for a key `r` lacks).
+Record select(const Record& r, const std::vector<std::string>& keys);
+
+// A benchmark's result file: {the fields of `header`, "results": [one record per line]}.
+void write_json(const std::string& path, const Record& header, const std::vector<Record>& results);
 
 }  // namespace kspmv::tools
