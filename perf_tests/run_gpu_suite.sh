@@ -6,10 +6,13 @@
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,bench,hbp,multi (default:
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,multi (default:
 #                    build,test,sanitize,bench,hbp; build implies configure). Split the suite
 #                    over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
 #                    bench. "multi" runs multi_gpu_bench and cg_bench on every GPU (two or more).
+#                    "stress" runs stress_check (every CUDA kernel STRESS_RUNS times, default
+#                    1000, on every matrix, each result checked), then once per kernel and matrix
+#                    under compute-sanitizer synccheck and initcheck (stress_sanitizer.log).
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
@@ -136,6 +139,25 @@ if want sanitize; then
       fail "compute-sanitizer $tool (see sanitizer.log)"
   done
   grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$SAN" | tee -a "$LOG" >&2 || true
+fi
+
+if want stress; then
+  STEP=stress
+  [[ -n $MATRICES ]] || fail "stress needs KSPMV_MATRICES"
+  log "+ stress_check --matrices $MATRICES --runs ${STRESS_RUNS:-1000} ${STRESS_ARGS:-}"
+  # shellcheck disable=SC2086  # STRESS_ARGS is a list of words
+  "$BUILD/perf_tests/stress_check" --matrices "$MATRICES" --runs "${STRESS_RUNS:-1000}" \
+    --out "$RESULTS" ${STRESS_ARGS:-} 2>>"$LOG" | tee -a "$LOG"
+  SAN=$RESULTS/stress_sanitizer.log
+  : >"$SAN"
+  for tool in synccheck initcheck; do
+    log "+ compute-sanitizer --tool $tool stress_check --runs 1 >> stress_sanitizer.log"
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool "$tool" --error-exitcode 99 "$BUILD/perf_tests/stress_check" \
+      --matrices "$MATRICES" --runs 1 --vectors 1 --out /tmp ${STRESS_ARGS:-} >>"$SAN" 2>&1 ||
+      fail "compute-sanitizer $tool on stress_check (see stress_sanitizer.log)"
+  done
+  grep -h "ERROR SUMMARY" "$SAN" | tee -a "$LOG" >&2 || true
 fi
 
 if want bench; then

@@ -232,6 +232,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const auto best = std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin();
     auto keep = std::move(r_->kernels[best]);
     r_->kernels.clear();  // the stream is idle: apply synchronized it
+    r_->a.reset();        // the kept kernel holds the uploaded matrix if it runs on it
     r_->kernels.push_back(std::move(keep));
     kernel_ = r_->kernels.front()->kernel();
   }
