@@ -18,6 +18,8 @@
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
 #                    kron:scale=21"); HBP_ARGS, MULTI_ARGS, CG_ARGS the same for hbp_bench,
 #                    multi_gpu_bench and cg_bench
+#   RACECHECK_FILTER the gtest filter of the racecheck run (default: the memcheck set without the
+#                    multi-device tests), to fit a time limit
 #   BUILD_DIR        build directory (default: build-gpu in the repository)
 #   CUDA_ARCHS       CMAKE_CUDA_ARCHITECTURES (default "80;90")
 # Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
@@ -129,6 +131,7 @@ if want sanitize; then
     # The HBP baselines' CUB block sort takes minutes under racecheck on the whole test set:
     # racecheck checks it in the float test only, memcheck in both.
     [[ $tool == racecheck ]] && FILTER+='-CudaHbp/1.GpuBaselinesEqualHostBaselines'
+    [[ $tool == racecheck && -n ${RACECHECK_FILTER:-} ]] && FILTER=$RACECHECK_FILTER
     # cuSPARSE's own csrmv kernel reports shared-memory hazards under racecheck; they are the
     # library's, not ours, so racecheck looks at kspmv's kernels only (memcheck checks all).
     exclude=()
