@@ -1,6 +1,8 @@
 // CSR, COO and CSC: conversions, clean-up, copies and validation, on the zoo.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -221,6 +223,70 @@ TYPED_TEST(Formats, ValidateRejectsBrokenCoo) {
   ASSERT_NO_THROW(a.validate());
   a.values = HostView<S>("long", a.nnz() + 1);
   EXPECT_THROW(a.validate(), InvalidArgument) << "array lengths differ";
+}
+
+TEST(Allocation, FailureIsAMemoryErrorNamingTheArrayAndTheBytes) {
+  const std::size_t huge = std::size_t(1) << 56;  // 512 PiB of doubles: no machine has them
+  try {
+    (void)make_host_view<double>("kspmv::test::huge", huge);
+    ADD_FAILURE() << "no error";
+  } catch (const MemoryError& e) {
+    EXPECT_EQ(e.requested_bytes(), huge * sizeof(double));
+    EXPECT_NE(std::string(e.what()).find("cannot allocate kspmv::test::huge: needs " +
+                                         std::to_string(huge * sizeof(double)) + " bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)make_host_view<double>("x", std::numeric_limits<std::size_t>::max()),
+               MemoryError);
+  try {
+    (void)CsrMatrix<float>(4, 4, Offset(huge));
+    ADD_FAILURE() << "no error";
+  } catch (const MemoryError& e) {
+    EXPECT_NE(std::string(e.what()).find("kspmv::csr::col_idx"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)CooMatrix<double>(4, 4, Offset(huge)), MemoryError);
+  EXPECT_THROW((void)CscMatrix<double>(4, 4, Offset(huge)), MemoryError);
+}
+
+TEST(Allocation, MemoryLimitLowersTheAvailableMemory) {
+  const char* name = "KSPMV_MEMORY_LIMIT";
+  const char* old = std::getenv(name);
+  const bool had = old != nullptr;
+  const std::string saved = had ? old : "";
+  unsetenv(name);
+  EXPECT_GT(available_memory(), 0u);
+  setenv(name, "12345", 1);
+  EXPECT_EQ(available_memory(), 12345u);
+  EXPECT_NO_THROW(require_memory(12345, "a request"));
+  try {
+    require_memory(12346, "a request");
+    ADD_FAILURE() << "no error";
+  } catch (const MemoryError& e) {
+    EXPECT_EQ(e.requested_bytes(), 12346u);
+    EXPECT_EQ(e.available_bytes(), 12345u);
+    EXPECT_EQ(std::string(e.what()),
+              "a request: needs 12346 bytes (1 MiB) of memory, 1 MiB available");
+  }
+  setenv(name, "99999999999999999999999", 1);  // lowers, never raises: the machine's memory
+  EXPECT_LT(available_memory(), std::numeric_limits<std::size_t>::max());
+  for (const char* bad : {"12k", "", "-5", " 7", "1e9"}) {
+    setenv(name, bad, 1);
+    EXPECT_THROW((void)available_memory(), InvalidArgument) << bad;
+  }
+  if (had)
+    setenv(name, saved.c_str(), 1);
+  else
+    unsetenv(name);
+}
+
+TEST(Printable, EscapesControlAndNonAsciiBytesAndCutsLongText) {
+  using namespace std::string_literals;
+  EXPECT_EQ(printable("plain text 1.5e3"), "plain text 1.5e3");
+  EXPECT_EQ(printable("a\tb\x1b[2J\0\x7f\xc3\xa9"s), "a\\x09b\\x1B[2J\\x00\\x7F\\xC3\\xA9");
+  EXPECT_EQ(printable(std::string(100, 'x'), 10), "xxxxxxxxxx...");
+  EXPECT_EQ(printable("0123456789", 10), "0123456789");
+  EXPECT_EQ(printable(std::string(1000, '\n')).size(), 80 * 4 + 3);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kspmv {
 
@@ -24,6 +25,19 @@ class InvalidArgument : public Error {
 class UnsupportedError : public Error {
  public:
   using Error::Error;
+};
+
+// Host memory for a request is not there: what needed requested_bytes, with available_bytes
+// available at that moment. The message names both.
+class MemoryError : public Error {
+ public:
+  MemoryError(const std::string& what, std::size_t requested_bytes, std::size_t available_bytes);
+  std::size_t requested_bytes() const noexcept { return requested_; }
+  std::size_t available_bytes() const noexcept { return available_; }
+
+ private:
+  std::size_t requested_;
+  std::size_t available_;
 };
 
 // Input file could not be read or parsed; names the file and the 1-based line (0: no line).
@@ -65,5 +79,16 @@ class DeviceOutOfMemory : public CudaError {
   std::size_t requested_;
   std::size_t free_;
 };
+
+// Host memory available now, in bytes: MemAvailable of /proc/meminfo (elsewhere the free pages
+// sysconf reports), lowered to KSPMV_MEMORY_LIMIT (a byte count) when that is set.
+std::size_t available_memory();
+
+// Throws MemoryError unless `bytes` fit in available_memory(); `what` names the request.
+void require_memory(std::size_t bytes, const std::string& what);
+
+// Text from an input made safe to quote in a message: bytes outside printable ASCII (control
+// characters, NUL, DEL, non-ASCII) become \xNN; text past max_len bytes is cut and ends in "...".
+std::string printable(std::string_view text, std::size_t max_len = 80);
 
 }  // namespace kspmv

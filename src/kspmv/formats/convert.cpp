@@ -3,21 +3,21 @@
 
 #include <algorithm>
 #include <numeric>
-#include <vector>
 
 namespace kspmv {
 
 namespace {
 // Bucket `nnz` entries by `key` (in [0, nkeys)) with a stable counting sort. Returns the bucket
-// pointer (nkeys + 1) and the permutation: perm[p] is the source entry placed at position p.
+// pointer (nkeys + 1) and the permutation: perm(p) is the source entry placed at position p.
 template <class KeyAt>
-std::vector<Offset> bucket(Ordinal nkeys, Offset nnz, KeyAt key, HostView<Offset> ptr) {
-  for (Ordinal i = 0; i <= nkeys; ++i) ptr(i) = 0;
+HostView<Offset> bucket(Ordinal nkeys, Offset nnz, KeyAt key, HostView<Offset> ptr) {
+  std::fill(ptr.data(), ptr.data() + nkeys + 1, Offset(0));
   for (Offset k = 0; k < nnz; ++k) ++ptr(key(k) + 1);
   for (Ordinal i = 0; i < nkeys; ++i) ptr(i + 1) += ptr(i);
-  std::vector<Offset> next(ptr.data(), ptr.data() + nkeys);
-  std::vector<Offset> perm(nnz);
-  for (Offset k = 0; k < nnz; ++k) perm[next[key(k)]++] = k;
+  auto next = make_host_view<Offset>("kspmv::convert::next", nkeys);
+  std::copy(ptr.data(), ptr.data() + nkeys, next.data());
+  auto perm = make_host_view<Offset>("kspmv::convert::perm", nnz);
+  for (Offset k = 0; k < nnz; ++k) perm(next(key(k))++) = k;
   return perm;
 }
 }  // namespace
@@ -42,8 +42,8 @@ CsrMatrix<Scalar> to_csr(const CooMatrix<Scalar>& a) {
   const auto perm = bucket(
       a.nrows, nnz, [&](Offset k) { return a.row_idx(k); }, unsorted.row_ptr);
   for (Offset p = 0; p < nnz; ++p) {
-    unsorted.col_idx(p) = a.col_idx(perm[p]);
-    unsorted.values(p) = a.values(perm[p]);
+    unsorted.col_idx(p) = a.col_idx(perm(p));
+    unsorted.values(p) = a.values(perm(p));
   }
   return sort_and_merge(unsorted);
 }
@@ -53,14 +53,14 @@ CscMatrix<Scalar> to_csc(const CsrMatrix<Scalar>& a) {
   const Offset nnz = a.nnz();
   CscMatrix<Scalar> c(a.nrows, a.ncols, nnz);
   // Row-major traversal + stable bucketing by column keeps rows sorted within each column.
-  std::vector<Ordinal> row_of(nnz);
+  auto row_of = make_host_view<Ordinal>("kspmv::convert::row_of", nnz);
   for (Ordinal i = 0; i < a.nrows; ++i)
-    for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) row_of[k] = i;
+    for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) row_of(k) = i;
   const auto perm = bucket(
       a.ncols, nnz, [&](Offset k) { return a.col_idx(k); }, c.col_ptr);
   for (Offset p = 0; p < nnz; ++p) {
-    c.row_idx(p) = row_of[perm[p]];
-    c.values(p) = a.values(perm[p]);
+    c.row_idx(p) = row_of(perm(p));
+    c.values(p) = a.values(perm(p));
   }
   return c;
 }
@@ -92,23 +92,25 @@ CsrMatrix<Scalar> transpose(const CsrMatrix<Scalar>& a) {
 template <class Scalar>
 CsrMatrix<Scalar> sort_and_merge(const CsrMatrix<Scalar>& a) {
   // First pass: sort each row's entries and count the distinct columns.
-  std::vector<Offset> order(a.nnz());
-  std::iota(order.begin(), order.end(), Offset(0));
-  std::vector<Offset> distinct(std::size_t(a.nrows) + 1, 0);
+  auto order = make_host_view<Offset>("kspmv::convert::order", a.nnz());
+  std::iota(order.data(), order.data() + a.nnz(), Offset(0));
+  auto distinct = make_host_view<Offset>("kspmv::convert::distinct", std::size_t(a.nrows) + 1);
+  distinct(0) = 0;
   for (Ordinal i = 0; i < a.nrows; ++i) {
-    auto b = order.begin() + a.row_ptr(i), e = order.begin() + a.row_ptr(i + 1);
+    Offset* b = order.data() + a.row_ptr(i);
+    Offset* e = order.data() + a.row_ptr(i + 1);
     std::stable_sort(b, e, [&](Offset x, Offset y) { return a.col_idx(x) < a.col_idx(y); });
     Offset count = 0;
     for (auto it = b; it != e; ++it)
       if (it == b || a.col_idx(*it) != a.col_idx(*(it - 1))) ++count;
-    distinct[i + 1] = distinct[i] + count;
+    distinct(i + 1) = distinct(i) + count;
   }
-  CsrMatrix<Scalar> s(a.nrows, a.ncols, distinct[a.nrows]);
-  for (Ordinal i = 0; i <= a.nrows; ++i) s.row_ptr(i) = distinct[i];
+  CsrMatrix<Scalar> s(a.nrows, a.ncols, distinct(a.nrows));
+  s.row_ptr = distinct;
   for (Ordinal i = 0; i < a.nrows; ++i) {
     Offset out = s.row_ptr(i) - 1;
     for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k) {
-      const Offset src = order[k];
+      const Offset src = order(k);
       if (k == a.row_ptr(i) || a.col_idx(src) != s.col_idx(out)) {
         ++out;
         s.col_idx(out) = a.col_idx(src);
