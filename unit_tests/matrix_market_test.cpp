@@ -1,9 +1,15 @@
-// Matrix Market reader and writer: round trips, storage schemes, fields, and one test per
-// malformed input checking the error type, file and line.
+// Matrix Market reader and writer: round trips, storage schemes, fields, one test per malformed
+// input checking the error type, file and line, and writes that fail or go to a device or
+// standard output.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +19,7 @@
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "kspmv/io/text_file.hpp"
 #include "test_matrices.hpp"
 
 namespace {
@@ -45,6 +52,13 @@ class TempDir {
     const std::string p = file(name);
     std::ofstream(p, std::ios::binary) << text;
     return p;
+  }
+  // The names of the files in the directory.
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const auto& e : fs::directory_iterator(path_)) n.push_back(e.path().filename().string());
+    std::sort(n.begin(), n.end());
+    return n;
   }
 
  private:
@@ -349,6 +363,106 @@ TEST(MatrixMarketErrors, UnwritablePathThrowsAndLeavesNoFile) {
   const std::string path = dir.file("no_such_dir/out.mtx");
   EXPECT_THROW(write_matrix_market(path, kspmv::test::zoo<double>()[1].second), kspmv::Error);
   EXPECT_FALSE(fs::exists(path));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// ---- standard output ------------------------------------------------------------------------
+
+// While alive, file descriptor `fd` (0 or 1) is `replacement`.
+class Redirect {
+ public:
+  Redirect(int fd, int replacement) : fd_(fd), saved_(dup(fd)) { dup2(replacement, fd); }
+  ~Redirect() {
+    dup2(saved_, fd_);
+    close(saved_);
+  }
+
+ private:
+  int fd_, saved_;
+};
+
+TEST(MatrixMarketStreams, DashWritesStandardOutput) {
+  TempDir dir;
+  const auto a = kspmv::test::zoo<double>()[3].second;
+  const std::string captured = dir.file("stdout.txt");
+  {
+    const int fd = open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    std::fflush(stdout);
+    Redirect out(1, fd);
+    close(fd);
+    write_matrix_market("-", a);
+  }
+  expect_same(read_matrix_market<double>(captured), a);
+  EXPECT_FALSE(fs::exists("-"));
+}
+
+// ---- writes: replace on success only, never remove what kspmv did not create -----------------
+
+TEST(MatrixMarketWrite, NothingAppearsUnderTheNameBeforeClose) {
+  TempDir dir;
+  const std::string path = dir.file("out.mtx");
+  {
+    kspmv::io::detail::TextWriter out(path);
+    for (int k = 0; k < 100000; ++k) out.write("% more than one buffer: written to disk\n");
+    EXPECT_FALSE(fs::exists(path));
+  }  // no close(): an interrupted write
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(dir.names().empty());
+}
+
+TEST(MatrixMarketWrite, FailedWriteKeepsTheOldFileAndLeavesNoTemporary) {
+  TempDir dir;
+  const std::string path = dir.write("out.mtx", "old content\n");
+  const auto a = kspmv::test::random_matrix<double>(2000, 2000, 10, 3);
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit small = saved;
+  small.rlim_cur = 64 << 10;  // a write past 64 KiB fails with EFBIG
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  setrlimit(RLIMIT_FSIZE, &small);
+  for (const std::string target : {path, dir.file("new.mtx.gz")}) {
+    try {
+      write_matrix_market(target, a);
+      ADD_FAILURE() << "no error writing " << target;
+    } catch (const kspmv::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("write error"), std::string::npos) << e.what();
+    }
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(read_file(path), "old content\n");
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"out.mtx"});
+}
+
+TEST(MatrixMarketWrite, ReplacingKeepsTheModeAndSymbolicLinks) {
+  TempDir dir;
+  const auto a = kspmv::test::zoo<double>()[3].second;
+  const std::string real = dir.write("real.mtx", "old\n"), link = dir.file("link.mtx");
+  fs::permissions(real, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  fs::create_symlink("real.mtx", link);
+  write_matrix_market(link, a);
+  EXPECT_TRUE(fs::is_symlink(link));
+  expect_same(read_matrix_market<double>(real), a);
+  EXPECT_EQ(fs::status(real).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(dir.names(), (std::vector<std::string>{"link.mtx", "real.mtx"}));
+}
+
+TEST(MatrixMarketWrite, FailedWriteToADeviceRemovesNothing) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  TempDir dir;
+  const std::string link = dir.file("full.mtx");
+  fs::create_symlink("/dev/full", link);
+  EXPECT_THROW(write_matrix_market(link, kspmv::test::random_matrix<double>(2000, 2000, 10, 3)),
+               kspmv::Error);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::exists("/dev/full"));
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"full.mtx"});
 }
 
 }  // namespace

@@ -32,10 +32,10 @@ MatrixMarketInfo read_matrix_market_info(const std::string& path);
 template <class Scalar>
 CsrMatrix<Scalar> read_matrix_market(const std::string& path, const ReadOptions& options = {});
 
-// Writes `a` as "coordinate real general", gzip-compressed when `path` ends in ".gz". Values are
-// written in the shortest form that reads back to the same bits (at most max_digits10 digits).
-// Throws InvalidArgument for an invalid matrix and kspmv::Error when the file cannot be written
-// (no partial file is left behind).
+// Writes `a` as "coordinate real general" ("-": standard output), gzip-compressed when `path`
+// ends in ".gz". Values are written in the shortest form that reads back to the same bits (at
+// most max_digits10 digits). Throws InvalidArgument for an invalid matrix and kspmv::Error when
+// the file cannot be written; an existing file is replaced only once the new one is complete.
 template <class Scalar>
 void write_matrix_market(const std::string& path, const CsrMatrix<Scalar>& a);
 

@@ -1,9 +1,13 @@
 #include "kspmv/io/text_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -32,7 +36,36 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+// The file `path` names once symbolic links are followed (the link itself is kept).
+std::filesystem::path resolve_links(std::filesystem::path p) {
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(p); ++hops) {
+    const std::filesystem::path to = std::filesystem::read_symlink(p);
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p;
+}
+
+// Creates a new, empty file beside `target` (mode 0666 less the umask) and names it in `temp`.
+int create_temp_beside(const std::filesystem::path& target, std::string& temp) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    static std::atomic<unsigned> counter{0};
+    std::filesystem::path p = target;
+    p.replace_filename("." + target.filename().string() + ".tmp" + std::to_string(getpid()) + "_" +
+                       std::to_string(counter++));
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) {
+      temp = p.string();
+      return fd;
+    }
+  }
+  return -1;
+}
 }  // namespace
+
+std::string display_name(const std::string& path, bool output) {
+  return path != "-" ? path : output ? "<stdout>" : "<stdin>";
+}
 
 // ---- LineReader -------------------------------------------------------------------------------
 
@@ -141,21 +174,34 @@ void LineReader::show_progress(bool done) {
 // ---- TextWriter -------------------------------------------------------------------------------
 
 TextWriter::TextWriter(const std::string& path)
-    : path_(path), buf_(new char[kWriteBuffer]), capacity_(kWriteBuffer) {
-  if (ends_with(path, ".gz")) {
-    gz_ = gzopen(path.c_str(), "wb6");
-    if (gz_) gzbuffer(gz_, kZlibBuffer);
+    : path_(display_name(path, true)), buf_(new char[kWriteBuffer]), capacity_(kWriteBuffer) {
+  struct stat st {};
+  const bool exists = path != "-" && ::stat(path.c_str(), &st) == 0;
+  if (path == "-") {
+    fd_ = ::dup(STDOUT_FILENO);
+  } else if (exists && !S_ISREG(st.st_mode)) {  // a pipe or a device: no file to replace
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   } else {
-    plain_ = std::fopen(path.c_str(), "wb");
+    target_ = resolve_links(path).string();
+    fd_ = create_temp_beside(target_, temp_);
+    if (fd_ >= 0 && exists) ::fchmod(fd_, st.st_mode & 07777);  // the replaced file's mode
   }
-  if (!plain_ && !gz_) throw Error(path_ + ": cannot create file: " + system_message());
+  if (fd_ < 0) throw Error(path_ + ": cannot create file: " + system_message());
+  if (ends_with(path, ".gz")) {
+    const int gz_fd = ::dup(fd_);
+    gz_ = gz_fd >= 0 ? gzdopen(gz_fd, "wb6") : nullptr;
+    if (!gz_) {
+      if (gz_fd >= 0) ::close(gz_fd);
+      fail("cannot start gzip compression");
+    }
+    gzbuffer(gz_, kZlibBuffer);
+  }
 }
 
 TextWriter::~TextWriter() {
-  if (!plain_ && !gz_) return;
-  if (plain_) std::fclose(plain_);
   if (gz_) gzclose(gz_);
-  std::remove(path_.c_str());
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void TextWriter::fail(const std::string& what) {
@@ -164,31 +210,38 @@ void TextWriter::fail(const std::string& what) {
 
 void TextWriter::flush() {
   if (used_ == 0) return;
-  if (plain_) {
-    if (std::fwrite(buf_.get(), 1, used_, plain_) != used_) fail(system_message());
-  } else if (gzwrite(gz_, buf_.get(), static_cast<unsigned>(used_)) != int(used_)) {
-    int code = Z_OK;
-    fail(gzerror(gz_, &code));
+  if (gz_) {
+    if (gzwrite(gz_, buf_.get(), static_cast<unsigned>(used_)) != int(used_)) {
+      int code = Z_OK;
+      const char* message = gzerror(gz_, &code);
+      fail(code == Z_ERRNO ? system_message() : message);
+    }
+  } else {
+    for (std::size_t done = 0; done < used_;) {
+      const ssize_t n = ::write(fd_, buf_.get() + done, used_ - done);
+      if (n < 0 && errno != EINTR) fail(system_message());
+      if (n > 0) done += static_cast<std::size_t>(n);
+    }
   }
   used_ = 0;
 }
 
 void TextWriter::close() {
   flush();
-  if (plain_) {
-    const int rc = std::fclose(plain_);
-    plain_ = nullptr;
-    if (rc != 0) {
-      std::remove(path_.c_str());
-      fail(system_message());
-    }
-  } else {
+  if (gz_) {
     const int rc = gzclose(gz_);
     gz_ = nullptr;
-    if (rc != Z_OK) {
-      std::remove(path_.c_str());
-      fail("gzclose failed with code " + std::to_string(rc));
-    }
+    if (rc != Z_OK)
+      fail(rc == Z_ERRNO ? system_message() : "gzclose failed, code " + std::to_string(rc));
+  }
+  // A regular file reaches the disk before it takes the target's name.
+  if (!temp_.empty() && ::fsync(fd_) != 0) fail(system_message());
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(system_message());
+  if (!temp_.empty()) {
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) fail(system_message());
+    temp_.clear();
   }
 }
 

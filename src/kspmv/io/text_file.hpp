@@ -16,6 +16,9 @@ struct gzFile_s;  // zlib's gzFile is `gzFile_s*`
 
 namespace kspmv::io::detail {
 
+// How a path is named in messages: "-" is standard input or output.
+std::string display_name(const std::string& path, bool output);
+
 class LineReader {
  public:
   // Opens `path`; gzip is recognized by its magic bytes, whatever the name. `chunk_bytes` is the
@@ -69,9 +72,14 @@ class LineReader {
 
 class TextWriter {
  public:
-  // Creates `path`, gzip-compressed when it ends in ".gz". Throws kspmv::Error if it cannot.
+  // Writes `path`, gzip-compressed when it ends in ".gz"; "-" is standard output. A regular
+  // file (or a new one) is written to a temporary file beside it (beside the file a symbolic
+  // link points to) that replaces it only on a successful close(): a failure leaves the old
+  // file as it was. Anything else (a pipe, a device) is written in place. Throws kspmv::Error if
+  // it cannot.
   explicit TextWriter(const std::string& path);
-  // Without a successful close() (an exception on the way), the partial file is removed.
+  // Without a successful close() (an exception on the way), the temporary file is removed;
+  // nothing else is.
   ~TextWriter();
   TextWriter(const TextWriter&) = delete;
   TextWriter& operator=(const TextWriter&) = delete;
@@ -84,15 +92,18 @@ class TextWriter {
   void commit(char* end) { used_ = static_cast<std::size_t>(end - buf_.get()); }
   void write(std::string_view s) { commit(std::copy(s.begin(), s.end(), space(s.size()))); }
 
-  // Flushes and closes; throws kspmv::Error on a write error.
+  // Flushes, closes and (for a regular file) renames the temporary file over the target;
+  // throws kspmv::Error on a write error.
   void close();
 
  private:
   void flush();
   [[noreturn]] void fail(const std::string& what);
 
-  std::string path_;
-  std::FILE* plain_ = nullptr;
+  std::string path_;    // as messages name it
+  std::string target_;  // the file replaced on close(); empty when writing in place
+  std::string temp_;    // the temporary file while it exists
+  int fd_ = -1;
   gzFile_s* gz_ = nullptr;
   std::unique_ptr<char[]> buf_;
   std::size_t capacity_ = 0;
