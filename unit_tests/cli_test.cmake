@@ -130,3 +130,32 @@ file(READ "${WORK_DIR}/stdout.mtx.rc" got)  # written by the shell in any case
 check(got STREQUAL "2\n" MESSAGE "a write into a closed pipe: exit ${got}, expected 2\n${err}")
 check(err MATCHES "write error: Broken pipe" MESSAGE "a write into a closed pipe: ${err}")
 check(IS_SYMLINK "${WORK_DIR}/stdout.mtx" MESSAGE "a failed write removed the link OUT -> /dev/stdout")
+
+# Values: NaN, infinity, overflow and underflow counted; spmv and cg refuse the first two.
+file(WRITE "${WORK_DIR}/nonfinite.mtx" "%%MatrixMarket matrix coordinate real general\n3 3 4\n"
+                                       "1 1 1\n2 2 nan\n3 3 1e400\n1 2 1e-400\n")
+expect(0 "values +1 NaN or infinite, 1 overflow, 1 underflow to 0" info
+       "${WORK_DIR}/nonfinite.mtx")
+expect(0 "\"nonfinite_values\":1,\"overflow_values\":1,\"underflow_values\":1" info
+       "${WORK_DIR}/nonfinite.mtx" --json)
+run_kspmv(2 "" "nonfinite.mtx:4: .*NaN or infinite \\(1\\) or overflow double \\(1\\).*--allow-nonfinite"
+          /dev/null spmv "${WORK_DIR}/nonfinite.mtx")
+run_kspmv(2 "" "nonfinite.mtx:4: " /dev/null cg "${WORK_DIR}/nonfinite.mtx")
+# Allowed, it runs: NaN in A makes the check fail (exit 1), not the reader (exit 2).
+run_kspmv(1 "check .*WRONG" "warning: .*nonfinite.mtx: values that are NaN" /dev/null
+          spmv "${WORK_DIR}/nonfinite.mtx" --allow-nonfinite --iters 1)
+file(WRITE "${WORK_DIR}/float.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+                                   "1 1 1e300\n2 2 1e-50\n")
+run_kspmv(2 "" "float.mtx:3: .*overflow float" /dev/null spmv "${WORK_DIR}/float.mtx"
+          --precision float)
+run_kspmv(0 "check .*: ok" "" /dev/null spmv "${WORK_DIR}/float.mtx" --iters 1)
+file(WRITE "${WORK_DIR}/tiny.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+                                  "1 1 1\n2 2 1e-50\n")
+run_kspmv(0 "check .*: ok" "^kspmv: warning: .*tiny.mtx: non-zero values that underflow float to 0: 1 \\(the first at line 4\\)\n$"
+          /dev/null spmv "${WORK_DIR}/tiny.mtx" --precision float --iters 1)
+
+# Symmetric storage with both triangles: a warning naming the first line on the other side.
+file(WRITE "${WORK_DIR}/both.mtx" "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n"
+                                  "1 1 4\n2 1 1\n3 3 4\n1 2 1\n")
+run_kspmv(0 "check .*: ok" "^kspmv: warning: .*both.mtx: symmetric storage with entries on both sides of the diagonal \\(line 6\\)"
+          /dev/null spmv "${WORK_DIR}/both.mtx" --iters 1)

@@ -1,6 +1,6 @@
 // Matrix Market reader and writer: round trips, storage schemes, fields, one test per malformed
-// input checking the error type, file and line, and writes that fail or go to a device or
-// standard output.
+// input checking the error type, file and line, what the report counts, and writes that fail or
+// go to a device or standard output.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -30,6 +30,7 @@ using kspmv::Offset;
 using kspmv::Ordinal;
 using kspmv::ParseError;
 using kspmv::io::read_matrix_market;
+using kspmv::io::ReadReport;
 using kspmv::io::write_matrix_market;
 using Triplets = std::vector<std::tuple<Ordinal, Ordinal, double>>;
 
@@ -363,6 +364,72 @@ TEST(MatrixMarketErrors, UnwritablePathThrowsAndLeavesNoFile) {
   const std::string path = dir.file("no_such_dir/out.mtx");
   EXPECT_THROW(write_matrix_market(path, kspmv::test::zoo<double>()[1].second), kspmv::Error);
   EXPECT_FALSE(fs::exists(path));
+}
+
+// ---- what the report counts: non-finite values, overflow, underflow, both triangles ----------
+
+TEST(MatrixMarketReport, NonFiniteOverflowAndUnderflowAreCountedWithTheirFirstLine) {
+  TempDir dir;
+  const auto path = dir.write("values.mtx", kGeneralBanner() +
+                                                "4 4 7\n1 1 1\n1 2 nan\n% c\n2 2 1e400\n"
+                                                "2 3 -inf\n3 3 1e300\n3 4 1e-400\n4 4 1e-50\n");
+  ReadReport d;
+  read_matrix_market<double>(path, {}, &d);
+  EXPECT_EQ(d.nonfinite.count, 2);
+  EXPECT_EQ(d.nonfinite.first_line, 4);
+  EXPECT_EQ(d.overflow.count, 1);
+  EXPECT_EQ(d.overflow.first_line, 6);
+  EXPECT_EQ(d.underflow.count, 1);
+  EXPECT_EQ(d.underflow.first_line, 9);
+  EXPECT_EQ(d.warnings.size(), 3u);
+  ReadReport f;
+  read_matrix_market<float>(path, {}, &f);
+  EXPECT_EQ(f.nonfinite.count, 2);
+  EXPECT_EQ(f.overflow.count, 2);  // 1e300 too
+  EXPECT_EQ(f.overflow.first_line, 6);
+  EXPECT_EQ(f.underflow.count, 2);  // 1e-50 too
+  EXPECT_NE(f.warnings[1].find("overflow float"), std::string::npos) << f.warnings[1];
+  ReadReport clean;
+  read_matrix_market<double>(dir.write("clean.mtx", kGeneralBanner() + "1 1 1\n1 1 1e-300\n"), {},
+                             &clean);
+  EXPECT_EQ(clean.nonfinite.count + clean.overflow.count + clean.underflow.count, 0);
+  EXPECT_TRUE(clean.warnings.empty());
+}
+
+TEST(MatrixMarketReport, SumOfDuplicatesThatOverflowsIsCounted) {
+  TempDir dir;
+  ReadReport r;
+  const auto a = read_matrix_market<float>(
+      dir.write("sum.mtx", kGeneralBanner() + "1 1 2\n1 1 3e38\n1 1 3e38\n"), {}, &r);
+  EXPECT_TRUE(std::isinf(a.values(0)));
+  EXPECT_EQ(r.overflow.count, 1);
+  EXPECT_EQ(r.overflow.first_line, 0);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("sums of duplicate entries"), std::string::npos) << r.warnings[0];
+}
+
+TEST(MatrixMarketReport, SymmetricStorageWithBothTrianglesIsReported) {
+  TempDir dir;
+  const std::string sym = "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n";
+  ReadReport lower, upper, both, skew;
+  read_matrix_market<double>(dir.write("l.mtx", sym + "1 1 1\n2 1 2\n3 1 3\n3 3 1\n"), {}, &lower);
+  EXPECT_EQ(lower.both_triangles_line, 0);
+  EXPECT_TRUE(lower.warnings.empty());
+  read_matrix_market<double>(dir.write("u.mtx", sym + "1 2 2\n1 1 1\n1 3 3\n3 3 1\n"), {}, &upper);
+  EXPECT_EQ(upper.both_triangles_line, 0);
+  const auto a = read_matrix_market<double>(
+      dir.write("b.mtx", sym + "2 1 2\n1 1 1\n3 3 1\n1 2 2\n"), {}, &both);
+  EXPECT_EQ(both.both_triangles_line, 6);
+  ASSERT_EQ(both.warnings.size(), 1u);
+  EXPECT_NE(both.warnings[0].find("both sides of the diagonal (line 6)"), std::string::npos)
+      << both.warnings[0];
+  EXPECT_EQ(a.values(1), 4.0);  // (1, 2): 2 stored in each triangle, mirrored and summed
+  read_matrix_market<double>(
+      dir.write("s.mtx",
+                "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n"
+                "2 1 2\n1 3 1\n"),
+      {}, &skew);
+  EXPECT_EQ(skew.both_triangles_line, 4);
 }
 
 std::string read_file(const std::string& path) {

@@ -12,7 +12,7 @@ namespace {
 
 // The status line goes to stderr: OUT may be standard output ("-" or /dev/stdout).
 int write(const std::string& source, const std::string& out) {
-  const auto a = load_matrix<double>(source);
+  const auto a = load_matrix<double>(source, true);
   io::write_matrix_market(out, a);
   std::cerr << "wrote " << (out == "-" ? "standard output" : out) << ": " << a.nrows << " x "
             << a.ncols << ", " << a.nnz() << " non-zeros\n";

@@ -15,9 +15,15 @@ namespace {
 int run(const ParsedArgs& args) {
   const std::string& source = args.positionals[0];
   const bool is_file = source.compare(0, 4, "gen:") != 0;
-  io::MatrixMarketInfo header;
-  if (is_file) header = io::read_matrix_market_info(source);
-  const auto a = load_matrix<double>(source);
+  io::ReadReport report;
+  const io::MatrixMarketInfo& header = report.info;
+  CsrMatrix<double> a;
+  if (is_file) {
+    a = io::read_matrix_market<double>(source, {}, &report);
+    print_warnings(source, report);
+  } else {
+    a = load_matrix<double>(source);
+  }
   const analysis::RowStats s = analysis::analyze(a);
 
   if (!args.flag("json")) {
@@ -25,6 +31,11 @@ int run(const ParsedArgs& args) {
     if (is_file)
       std::printf("file       %s %s, %lld entries stored\n", header.field.c_str(),
                   header.symmetry.c_str(), static_cast<long long>(header.entries));
+    if (report.nonfinite.count + report.overflow.count + report.underflow.count > 0)
+      std::printf("values     %lld NaN or infinite, %lld overflow, %lld underflow to 0\n",
+                  static_cast<long long>(report.nonfinite.count),
+                  static_cast<long long>(report.overflow.count),
+                  static_cast<long long>(report.underflow.count));
     std::printf("rows       %s\n", analysis::summary(s).c_str());
     std::string above;
     for (const auto& [threshold, rows] : s.rows_above)
@@ -38,7 +49,10 @@ int run(const ParsedArgs& args) {
   if (is_file) {
     j.field("field", header.field)
         .field("symmetry", header.symmetry)
-        .field("entries_stored", header.entries);
+        .field("entries_stored", header.entries)
+        .field("nonfinite_values", report.nonfinite.count)
+        .field("overflow_values", report.overflow.count)
+        .field("underflow_values", report.underflow.count);
   }
   j.field("nrows", s.nrows)
       .field("ncols", s.ncols)
@@ -67,7 +81,7 @@ Command info_command() {
                       "Prints the size, how a file stores the matrix, and the row statistics that "
                       "choose\nthe kernel: row lengths (mean, maximum, standard deviation), empty "
                       "rows, rows\nlonger than a few thresholds, and MSREP's power-law exponent "
-                      "R.\n\n") +
+                      "R.\nValues that are NaN, infinite or out of range are counted.\n\n") +
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {{"json", "", "print one JSON object instead of text"}};

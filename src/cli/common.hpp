@@ -8,14 +8,20 @@
 
 #include "kspmv/core/options.hpp"
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/io/matrix_market.hpp"
 #include "kspmv/operator.hpp"
 
 namespace kspmv::cli {
 
 // "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz).
-// Progress goes to stderr only when stderr is a terminal.
+// Progress goes to stderr only when stderr is a terminal; the reader's warnings always do. A file
+// with NaN, infinite values or values that overflow Scalar is refused (InvalidArgument naming the
+// first such line) unless allow_nonfinite.
 template <class Scalar>
-CsrMatrix<Scalar> load_matrix(const std::string& source);
+CsrMatrix<Scalar> load_matrix(const std::string& source, bool allow_nonfinite = false);
+
+// The reader's warnings about `source`, one "kspmv: warning:" line each on stderr.
+void print_warnings(const std::string& source, const io::ReadReport& report);
 
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -60,9 +61,11 @@ std::string lower(std::string_view s) {
 }
 
 // The next blank-separated token of [p, e) as a T, read in one pass with std::from_chars; advances
-// p past it, or fails naming `what` and quoting the token.
+// p past it, or fails naming `what` and quoting the token. A real number beyond T's range is
+// read with C library semantics (+-inf, or 0 and subnormals), setting *out_of_range.
 template <class T>
-T parse_number(const LineReader& in, const char*& p, const char* e, const char* what) {
+T parse_number(const LineReader& in, const char*& p, const char* e, const char* what,
+               bool* out_of_range = nullptr) {
   constexpr bool real = std::is_floating_point_v<T>;
   while (p != e && is_blank(*p)) ++p;
   if (p == e) fail(in, std::string("missing ") + what);
@@ -75,9 +78,10 @@ T parse_number(const LineReader& in, const char*& p, const char* e, const char* 
     p = r.ptr;
     return v;
   }
-  if (real && whole && r.ec == std::errc::result_out_of_range) {  // C library semantics
+  if (real && whole && r.ec == std::errc::result_out_of_range) {
     const std::string s(b, r.ptr);
     p = r.ptr;
+    *out_of_range = true;
     if constexpr (std::is_same_v<T, float>) return std::strtof(s.c_str(), nullptr);
     return static_cast<T>(std::strtod(s.c_str(), nullptr));
   }
@@ -92,6 +96,20 @@ Ordinal parse_index(const LineReader& in, const char*& p, const char* e, const c
     fail(in, std::string(what) + " " + std::to_string(v) + " is outside [1, " + std::to_string(n) +
                  "] (indices are 1-based)");
   return static_cast<Ordinal>(v);
+}
+
+void add(ValueCount& c, long line) {
+  if (c.count++ == 0) c.first_line = line;
+}
+
+// A real value, counted in the report when it is not finite, overflows or underflows to 0.
+template <class S>
+S parse_value(const LineReader& in, const char*& p, const char* e, ReadReport& report) {
+  bool out_of_range = false;
+  const S v = parse_number<S>(in, p, e, "value", &out_of_range);
+  if (!std::isfinite(v)) add(out_of_range ? report.overflow : report.nonfinite, in.line_number());
+  if (out_of_range && v == S(0)) add(report.underflow, in.line_number());
+  return v;
 }
 
 // The banner, comments and the size line (the format of Boisvert, Pozo & Remington 1996).
@@ -186,7 +204,7 @@ struct Entries {
 };
 
 template <class S>
-Entries<S> read_entries(LineReader& in, const Header& h) {
+Entries<S> read_entries(LineReader& in, const Header& h, ReadReport& report) {
   const Offset declared = h.info.entries;
   // Allocate no more than the file can hold (an entry line takes >= 4 bytes; deflate expands at
   // most ~1032x), so that a corrupt size line cannot exhaust memory; grow if the size is unknown.
@@ -200,6 +218,7 @@ Entries<S> read_entries(LineReader& in, const Header& h) {
   t.vals = make_host_view<S>("kspmv::csr::values", capacity);
 
   Ordinal last_row = 0;
+  int first_side = 0;  // of the diagonal, for symmetric storage: -1 upper, 1 lower
   std::string_view line;
   while (in.next(line)) {
     const char* p = line.data();
@@ -212,12 +231,18 @@ Entries<S> read_entries(LineReader& in, const Header& h) {
     const Ordinal j = parse_index(in, p, e, "column index", h.info.ncols) - 1;
     S v = 1;
     if (h.field == Field::Real) {
-      v = parse_number<S>(in, p, e, "value");
+      v = parse_value<S>(in, p, e, report);
     } else if (h.field == Field::Integer) {
       v = static_cast<S>(parse_number<long long>(in, p, e, "value"));
     }
     const std::string_view extra = next_token(p, e);
     if (!extra.empty()) fail(in, "unexpected " + quoted(extra) + " after the entry");
+    if (h.symmetry != Symmetry::General && i != j) {
+      const int side = i > j ? 1 : -1;
+      if (first_side == 0) first_side = side;
+      if (side != first_side && report.both_triangles_line == 0)
+        report.both_triangles_line = in.line_number();
+    }
     if (h.symmetry == Symmetry::Skew && i == j)
       fail(in, "diagonal entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
                    ") in a skew-symmetric matrix");
@@ -241,9 +266,10 @@ Entries<S> read_entries(LineReader& in, const Header& h) {
 }
 
 // Sorts the columns of every row (stably: duplicates are summed in file order) and sums
-// duplicate entries; returns `a` itself when there were none.
+// duplicate entries (a sum that overflows is counted in the report); returns `a` itself when
+// there were none.
 template <class S>
-CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a) {
+CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a, ReadReport& report) {
   Ordinal* col = a.col_idx.data();
   S* val = a.values.data();
   std::vector<std::pair<Ordinal, S>> scratch;
@@ -272,7 +298,10 @@ CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a) {
     const Offset row_start = out;
     for (Offset k = b; k < e; ++k) {
       if (out > row_start && col[out - 1] == col[k]) {
-        val[out - 1] += val[k];
+        const S sum = val[out - 1] + val[k];
+        if (!std::isfinite(sum) && std::isfinite(val[out - 1]) && std::isfinite(val[k]))
+          ++report.overflow.count;
+        val[out - 1] = sum;
       } else {
         col[out] = col[k];
         val[out] = val[k];
@@ -294,7 +323,7 @@ CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a) {
 // Counting sort by row, mirroring symmetric storage. A general file already in row order keeps
 // its column and value arrays as they are.
 template <class S>
-CsrMatrix<S> assemble(const Header& h, const Entries<S>& t) {
+CsrMatrix<S> assemble(const Header& h, const Entries<S>& t, ReadReport& report) {
   const Ordinal m = h.info.nrows;
   const bool mirror = h.symmetry != Symmetry::General;
   const S sign = h.symmetry == Symmetry::Skew ? S(-1) : S(1);
@@ -328,7 +357,29 @@ CsrMatrix<S> assemble(const Header& h, const Entries<S>& t) {
       }
     }
   }
-  return sort_rows_and_sum_duplicates(a);
+  return sort_rows_and_sum_duplicates(a, report);
+}
+template <class S>
+void add_warnings(const Header& h, ReadReport& r) {
+  const std::string precision = std::is_same_v<S, float> ? "float" : "double";
+  auto add = [&](const ValueCount& c, const std::string& what, const char* otherwise) {
+    if (c.count == 0) return;
+    r.warnings.push_back(what + ": " + std::to_string(c.count) +
+                         (c.first_line > 0
+                              ? " (the first at line " + std::to_string(c.first_line) + ")"
+                              : std::string(otherwise)));
+  };
+  add(r.nonfinite, "values that are NaN or infinite", "");
+  add(r.overflow, "values that overflow " + precision + " to infinity",
+      " (sums of duplicate entries)");
+  add(r.underflow, "non-zero values that underflow " + precision + " to 0", "");
+  if (r.both_triangles_line > 0)
+    r.warnings.push_back(h.info.symmetry +
+                         " storage with entries on both sides of the diagonal "
+                         "(line " +
+                         std::to_string(r.both_triangles_line) +
+                         "): each is added to its mirror image, so an entry stored in both "
+                         "triangles counts twice");
 }
 }  // namespace
 
@@ -338,10 +389,16 @@ MatrixMarketInfo read_matrix_market_info(const std::string& path) {
 }
 
 template <class S>
-CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& options) {
+CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& options,
+                                ReadReport* report_out) {
   LineReader in(path, kReadChunk, options.progress);
   const Header h = read_header(in);
-  return assemble(h, read_entries<S>(in, h));
+  ReadReport report;
+  report.info = h.info;
+  auto a = assemble(h, read_entries<S>(in, h, report), report);
+  add_warnings<S>(h, report);
+  if (report_out) *report_out = std::move(report);
+  return a;
 }
 
 template <class S>
@@ -366,8 +423,10 @@ void write_matrix_market(const std::string& path, const CsrMatrix<S>& a) {
   out.close();
 }
 
-template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&);
-template CsrMatrix<double> read_matrix_market<double>(const std::string&, const ReadOptions&);
+template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&,
+                                                    ReadReport*);
+template CsrMatrix<double> read_matrix_market<double>(const std::string&, const ReadOptions&,
+                                                      ReadReport*);
 template void write_matrix_market<float>(const std::string&, const CsrMatrix<float>&);
 template void write_matrix_market<double>(const std::string&, const CsrMatrix<double>&);
 
