@@ -94,7 +94,7 @@ run_kspmv(0 "^$" "^wrote .*a.mtx.gz: 256 x 256, 1216 non-zeros\n$" /dev/null
 run_kspmv(0 "^$" "^wrote " /dev/null convert "${WORK_DIR}/a.mtx.gz" "${WORK_DIR}/b.mtx")
 expect(0 "file +real general, 1216 entries.*nnz 1216" info "${WORK_DIR}/b.mtx")
 
-# Standard output: "-" or /dev/stdout; status lines on stderr only.
+# Standard input and output: "-", gzip recognized on a pipe; status lines on stderr only.
 run_kspmv(0 "^%%MatrixMarket matrix coordinate real general\n256 256 1216\n1 1 4\n"
           "^wrote standard output: " /dev/null convert ${small} -)
 execute_process(COMMAND "${KSPMV}" convert ${small} /dev/stdout
@@ -103,6 +103,12 @@ file(READ "${WORK_DIR}/from_stdout.mtx" text)
 string(FIND "${text}" "wrote" at)
 check(at EQUAL -1 MESSAGE "'kspmv convert ... /dev/stdout' wrote its status into the file")
 expect(0 "file +real general, 1216 entries.*nnz 1216" info "${WORK_DIR}/from_stdout.mtx")
+run_kspmv(0 "^$" "" /dev/null gen laplace2d:nx=3,ny=7 "${WORK_DIR}/c.mtx.gz")
+run_kspmv(0 "file +real general, 85 entries.*21 x 21, nnz 85" "" "${WORK_DIR}/c.mtx.gz" info -)
+execute_process(COMMAND cat "${WORK_DIR}/c.mtx.gz" COMMAND "${KSPMV}" spmv - --iters 2
+                RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err)
+check(out MATCHES "matrix +-: 21 x 21, 85 non-zeros.*check .*: ok"
+      MESSAGE "cat c.mtx.gz | kspmv spmv -: ${got}\n${out}\n${err}")
 
 # Writes: a failure leaves an existing file as it was and removes nothing kspmv did not create.
 file(WRITE "${WORK_DIR}/keep/out.mtx" "old content\n")
@@ -130,6 +136,16 @@ file(READ "${WORK_DIR}/stdout.mtx.rc" got)  # written by the shell in any case
 check(got STREQUAL "2\n" MESSAGE "a write into a closed pipe: exit ${got}, expected 2\n${err}")
 check(err MATCHES "write error: Broken pipe" MESSAGE "a write into a closed pipe: ${err}")
 check(IS_SYMLINK "${WORK_DIR}/stdout.mtx" MESSAGE "a failed write removed the link OUT -> /dev/stdout")
+
+# Hostile sizes: memory by the entries read, a MemoryError with the sizes, a cap on a line.
+file(WRITE "${WORK_DIR}/huge.mtx"
+     "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1\n1 1 1\n")
+set(ENV{KSPMV_MEMORY_LIMIT} 1000000000)
+expect(0 "2000000000 x 2000000000, nnz 1,.* 1999999999 empty rows" info "${WORK_DIR}/huge.mtx")
+run_kspmv(2 "" "huge.mtx: a 2000000000 x 2000000000 matrix, its row pointers: needs" /dev/null
+          spmv "${WORK_DIR}/huge.mtx")
+unset(ENV{KSPMV_MEMORY_LIMIT})
+run_kspmv(2 "" "/dev/zero:1: line longer than" /dev/null info /dev/zero)
 
 # Values: NaN, infinity, overflow and underflow counted; spmv and cg refuse the first two.
 file(WRITE "${WORK_DIR}/nonfinite.mtx" "%%MatrixMarket matrix coordinate real general\n3 3 4\n"

@@ -39,8 +39,8 @@ Command convert_command() {
                       "precision,\ngzip-compressed when OUT ends in .gz. Symmetric storage is "
                       "expanded, duplicates\nsummed. An existing OUT is replaced only once the "
                       "new file is complete.\n\n") +
-                  "IN is a Matrix Market file (.mtx or .mtx.gz) or gen:SPEC ('kspmv help "
-                  "gen').\nOUT - is standard output.";
+                  "IN is a Matrix Market file (.mtx or .mtx.gz, - for standard input) or "
+                  "gen:SPEC\n('kspmv help gen'). OUT - is standard output.";
   c.positionals = {"IN", "OUT"};
   c.run = run_convert;
   return c;

@@ -1,4 +1,5 @@
 // kspmv info: size, storage and row statistics of a matrix (analysis::analyze).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -12,19 +13,37 @@ namespace kspmv::cli {
 
 namespace {
 
+// The statistics of all `nrows` rows from those of some of them, every non-empty one among them
+// (the rows left out are empty): the sum of squared deviations is the subset's, moved to the
+// new mean, plus the empty rows'.
+analysis::RowStats with_empty_rows(analysis::RowStats s, Ordinal nrows) {
+  const Ordinal missing = nrows - s.nrows;
+  if (missing == 0) return s;
+  const double mean = double(s.nnz) / nrows, shift = s.mean_row - mean;
+  const double squares =
+      s.nrows * (s.stddev_row * s.stddev_row + shift * shift) + missing * mean * mean;
+  s.nrows = nrows;
+  s.empty_rows += missing;
+  s.min_row = 0;
+  s.mean_row = mean;
+  s.stddev_row = std::sqrt(squares / nrows);
+  return s;
+}
+
 int run(const ParsedArgs& args) {
   const std::string& source = args.positionals[0];
   const bool is_file = source.compare(0, 4, "gen:") != 0;
   io::ReadReport report;
   const io::MatrixMarketInfo& header = report.info;
-  CsrMatrix<double> a;
-  if (is_file) {
-    a = io::read_matrix_market<double>(source, {}, &report);
+  analysis::RowStats s;
+  if (is_file) {  // from the pattern alone, in memory in proportion to the entries
+    const io::PatternCounts counts = io::read_matrix_market_counts(source, {}, report);
     print_warnings(source, report);
+    s = with_empty_rows(analysis::analyze(counts.row_ptr, header.ncols), header.nrows);
+    s.power_law_r = analysis::power_law_exponent(counts.col_ptr);
   } else {
-    a = load_matrix<double>(source);
+    s = analysis::analyze(load_matrix<double>(source));
   }
-  const analysis::RowStats s = analysis::analyze(a);
 
   if (!args.flag("json")) {
     std::printf("matrix     %s\n", source.c_str());
@@ -81,7 +100,8 @@ Command info_command() {
                       "Prints the size, how a file stores the matrix, and the row statistics that "
                       "choose\nthe kernel: row lengths (mean, maximum, standard deviation), empty "
                       "rows, rows\nlonger than a few thresholds, and MSREP's power-law exponent "
-                      "R.\nValues that are NaN, infinite or out of range are counted.\n\n") +
+                      "R.\nA file is read without keeping its values; those that are NaN, "
+                      "infinite or out\nof range are counted.\n\n") +
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {{"json", "", "print one JSON object instead of text"}};

@@ -13,10 +13,10 @@
 
 namespace kspmv::cli {
 
-// "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz).
-// Progress goes to stderr only when stderr is a terminal; the reader's warnings always do. A file
-// with NaN, infinite values or values that overflow Scalar is refused (InvalidArgument naming the
-// first such line) unless allow_nonfinite.
+// "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz; "-"
+// is standard input). Progress goes to stderr only when stderr is a terminal; the reader's
+// warnings always do. A file with NaN, infinite values or values that overflow Scalar is refused
+// (InvalidArgument naming the first such line) unless allow_nonfinite.
 template <class Scalar>
 CsrMatrix<Scalar> load_matrix(const std::string& source, bool allow_nonfinite = false);
 

@@ -47,14 +47,27 @@ struct ReadReport {
 // Reads the banner and the size line only. Throws ParseError like read_matrix_market.
 MatrixMarketInfo read_matrix_market_info(const std::string& path);
 
-// Reads a coordinate Matrix Market file, plain or gzip-compressed (recognized by its magic
-// bytes). Symmetric storage is mirrored (negated for skew-symmetric), pattern entries are 1.
-// Returns a CSR with sorted columns and duplicate entries summed, and fills `report` when
-// given. Throws ParseError naming the file and line (0 when the file cannot be opened) for
-// anything malformed or unsupported.
+// Reads a coordinate Matrix Market file ("-": standard input), plain or gzip-compressed
+// (recognized by its magic bytes). Symmetric storage is mirrored (negated for skew-symmetric),
+// pattern entries are 1. Returns a CSR with sorted columns and duplicate entries summed, and
+// fills `report` when given. Throws ParseError naming the file and line (0 when the file cannot
+// be opened) for anything malformed or unsupported, and MemoryError, before allocating, when
+// the matrix does not fit in the memory available (available_memory()). Entries take memory as
+// they are read, never by the count the size line claims.
 template <class Scalar>
 CsrMatrix<Scalar> read_matrix_market(const std::string& path, const ReadOptions& options = {},
                                      ReadReport* report = nullptr);
+
+// The non-zero counts of a file's rows and columns, for statistics without the matrix: values
+// are read (into `report`) as double but not kept, duplicates count once, symmetric storage is
+// mirrored. row_ptr and col_ptr are prefix sums (count k is ptr(k + 1) - ptr(k)) over some rows
+// and columns, every non-empty one among them in order: rows and columns the arrays leave out
+// are empty. Memory in proportion to the entries, whatever the declared sizes.
+struct PatternCounts {
+  HostView<Offset> row_ptr, col_ptr;
+};
+PatternCounts read_matrix_market_counts(const std::string& path, const ReadOptions& options,
+                                        ReadReport& report);
 
 // Writes `a` as "coordinate real general" ("-": standard output), gzip-compressed when `path`
 // ends in ".gz". Values are written in the shortest form that reads back to the same bits (at

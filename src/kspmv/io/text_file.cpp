@@ -25,13 +25,6 @@ std::string system_message() {
   return std::error_code(errno, std::generic_category()).message();
 }
 
-bool has_gzip_magic(std::FILE* f) {
-  unsigned char magic[2] = {0, 0};
-  const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  std::rewind(f);
-  return gz;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -70,47 +63,51 @@ std::string display_name(const std::string& path, bool output) {
 // ---- LineReader -------------------------------------------------------------------------------
 
 LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, bool progress)
-    : path_(path), buf_(new char[chunk_bytes]), capacity_(chunk_bytes) {
-  plain_ = std::fopen(path.c_str(), "rb");
-  if (!plain_) throw ParseError(path_, 0, "cannot open file: " + system_message());
-  std::error_code ec;
-  file_bytes_ = std::filesystem::file_size(path, ec);
-  if (ec) file_bytes_ = 0;
-  if (has_gzip_magic(plain_)) {
-    std::fclose(plain_);
-    plain_ = nullptr;
-    gz_ = gzopen(path.c_str(), "rb");
-    if (!gz_) throw ParseError(path_, 0, "cannot open gzip file: " + system_message());
-    gzbuffer(gz_, kZlibBuffer);
-  } else {
-    std::setvbuf(plain_, nullptr, _IONBF, 0);  // we read in large chunks ourselves
+    : path_(display_name(path, false)) {
+  const int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ParseError(path_, 0, "cannot open file: " + system_message());
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = std::uint64_t(st.st_size);
+  // zlib reads gzip data and passes anything else through, so no rewind is needed.
+  gz_ = gzdopen(fd, "rb");
+  if (!gz_) {
+    ::close(fd);
+    throw ParseError(path_, 0, "cannot open file: " + system_message());
   }
+  // Large buffers for large files only; room for the longest line and its '\n' in any case.
+  const bool small = file_bytes_ > 0 && file_bytes_ < chunk_bytes;
+  if (!small) gzbuffer(gz_, kZlibBuffer);
+  capacity_ = std::max(small ? std::size_t(file_bytes_) : chunk_bytes, kMaxLineBytes + 2);
+  buf_.reset(new char[capacity_]);
   progress_ = progress && file_bytes_ > kProgressMinBytes && isatty(STDERR_FILENO);
   start_ = last_shown_ = std::chrono::steady_clock::now();
 }
 
 LineReader::~LineReader() {
   if (progress_ && last_shown_ != start_) std::fputc('\n', stderr);
-  if (plain_) std::fclose(plain_);
-  if (gz_) gzclose(gz_);
+  gzclose(gz_);
 }
 
 std::size_t LineReader::read_some(char* dst, std::size_t n) {
-  if (plain_) {
-    const std::size_t got = std::fread(dst, 1, n, plain_);
-    if (got < n && std::ferror(plain_))
-      throw ParseError(path_, line_ + 1, "read error: " + system_message());
-    plain_read_ += got;
-    return got;
-  }
   const int got = gzread(gz_, dst, static_cast<unsigned>(std::min(n, kMaxGzRead)));
   int code = Z_OK;
   const char* message = gzerror(gz_, &code);
+  if (got < 0 && code == Z_ERRNO)
+    throw ParseError(path_, line_ + 1, "read error: " + system_message());
   if (got < 0) throw ParseError(path_, line_ + 1, std::string("corrupt gzip data: ") + message);
   // zlib reports a stream that stops before its end as Z_BUF_ERROR and returns 0 bytes.
   if (got == 0 && code == Z_BUF_ERROR)
     throw ParseError(path_, line_ + 1, "truncated gzip file (compressed data ends early)");
   return static_cast<std::size_t>(got);
+}
+
+std::string_view LineReader::long_line(std::string_view line, long number) const {
+  const std::size_t first = line.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos || line[first] != '%')
+    throw ParseError(
+        path_, number,
+        "line longer than " + std::to_string(kMaxLineBytes) + " bytes (not a Matrix Market file?)");
+  return line.substr(0, kMaxLineBytes);
 }
 
 bool LineReader::refill() {
@@ -125,31 +122,30 @@ bool LineReader::refill() {
         if (progress_) show_progress(true);
         return false;
       }
-      // The last line has no '\n': give it one.
-      if (data_end_ == capacity_) {
-        std::unique_ptr<char[]> bigger(new char[capacity_ + 1]);
-        std::memcpy(bigger.get(), buf_.get(), data_end_);
-        buf_ = std::move(bigger);
-        ++capacity_;
-      }
-      buf_[data_end_++] = '\n';
+      buf_[data_end_++] = '\n';  // the last line has no '\n': give it one (capacity_ has room)
       lines_end_ = data_end_;
       return true;
     }
-    if (data_end_ == capacity_) {  // a line longer than the buffer
-      std::unique_ptr<char[]> bigger(new char[2 * capacity_]);
-      std::memcpy(bigger.get(), buf_.get(), data_end_);
-      buf_ = std::move(bigger);
-      capacity_ *= 2;
+    if (data_end_ == capacity_) {  // an unfinished line fills the buffer: a long comment
+      long_line(std::string_view(buf_.get(), data_end_), line_ + 1);
+      data_end_ = kMaxLineBytes;
+      skipping_ = true;
     }
-    const std::size_t got = read_some(buf_.get() + data_end_, capacity_ - data_end_);
+    char* const fresh = buf_.get() + data_end_;
+    std::size_t got = read_some(fresh, capacity_ - data_end_);
     if (got == 0) {
       eof_ = true;
       continue;
     }
-    const std::size_t old_end = data_end_;
+    if (skipping_) {  // drop the comment up to its '\n'
+      const char* nl = static_cast<const char*>(std::memchr(fresh, '\n', got));
+      if (nl == nullptr) continue;
+      got -= static_cast<std::size_t>(nl - fresh);
+      std::memmove(fresh, nl, got);
+      skipping_ = false;
+    }
     data_end_ += got;
-    for (std::size_t k = data_end_; k > old_end; --k) {  // the tail held no '\n'
+    for (std::size_t k = data_end_; k > data_end_ - got; --k) {  // the tail held no '\n'
       if (buf_[k - 1] == '\n') {
         lines_end_ = k;
         if (progress_) show_progress(false);
@@ -163,7 +159,7 @@ void LineReader::show_progress(bool done) {
   const auto now = std::chrono::steady_clock::now();
   if (!done && now - last_shown_ < std::chrono::milliseconds(200)) return;
   last_shown_ = now;
-  const double consumed = plain_ ? double(plain_read_) : double(gzoffset(gz_));
+  const double consumed = double(gzoffset(gz_));
   const double seconds = std::chrono::duration<double>(now - start_).count();
   std::fprintf(stderr, "\rreading %s: %3.0f%% (%.0f MB/s)", path_.c_str(),
                100.0 * consumed / double(file_bytes_),
