@@ -4,10 +4,11 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(failures 0)
 
-# expect(RC STDOUT_REGEX ARGS...): runs kspmv ARGS and checks the exit status and stdout.
-function(expect rc out_regex)
+# run_kspmv(RC STDOUT_REGEX STDERR_REGEX INPUT ARGS...): runs kspmv ARGS with standard input
+# from INPUT and checks the exit status, stdout and (unless "") stderr.
+function(run_kspmv rc out_regex err_regex input)
   execute_process(COMMAND "${KSPMV}" ${ARGN} RESULT_VARIABLE got OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err INPUT_FILE /dev/null)
+                  ERROR_VARIABLE err INPUT_FILE "${input}")
   set(bad "")
   if(NOT got STREQUAL "${rc}")
     set(bad "exit status ${got}, expected ${rc}")
@@ -15,11 +16,26 @@ function(expect rc out_regex)
     set(bad "stdout does not match '${out_regex}'")
   elseif(rc EQUAL 2 AND NOT err MATCHES "^kspmv: error: [^\n]+\n$")
     set(bad "stderr is not one 'kspmv: error:' line")
+  elseif(NOT err_regex STREQUAL "" AND NOT err MATCHES "${err_regex}")
+    set(bad "stderr does not match '${err_regex}'")
   endif()
   if(bad)
     message(SEND_ERROR "kspmv ${ARGN}: ${bad}\n--- stdout:\n${out}\n--- stderr:\n${err}")
   else()
     message(STATUS "ok: kspmv ${ARGN} -> ${got}")
+  endif()
+endfunction()
+
+# expect(RC STDOUT_REGEX ARGS...): run_kspmv with no input and any stderr.
+function(expect rc out_regex)
+  run_kspmv(${rc} "${out_regex}" "" /dev/null ${ARGN})
+endfunction()
+
+# check(CONDITION... MESSAGE TEXT): a failure saying TEXT unless the if() CONDITION holds.
+function(check)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "MESSAGE" "")
+  if(NOT (${arg_UNPARSED_ARGUMENTS}))
+    message(SEND_ERROR "${arg_MESSAGE}")
   endif()
 endfunction()
 
@@ -88,6 +104,89 @@ expect(1 "stopped +non-positive curvature .* symmetric but not positive definite
 expect(1 "stopped +non-positive curvature .* not symmetric" cg "${WORK_DIR}/general.mtx")
 expect(0 "check .*: ok" spmv ${small} --devices 0,0,0 --partition pcsc --exchange merge)
 expect(0 "nnz 1216" info ${small} --kokkos-disable-warnings)
-expect(0 "wrote" gen laplace2d:n=16 "${WORK_DIR}/a.mtx.gz")
-expect(0 "wrote" convert "${WORK_DIR}/a.mtx.gz" "${WORK_DIR}/b.mtx")
+run_kspmv(0 "^$" "^wrote .*a.mtx.gz: 256 x 256, 1216 non-zeros\n$" /dev/null
+          gen laplace2d:n=16 "${WORK_DIR}/a.mtx.gz")
+run_kspmv(0 "^$" "^wrote " /dev/null convert "${WORK_DIR}/a.mtx.gz" "${WORK_DIR}/b.mtx")
 expect(0 "file +real general, 1216 entries.*nnz 1216" info "${WORK_DIR}/b.mtx")
+
+# Standard input and output: "-", gzip recognized on a pipe; status lines on stderr only.
+run_kspmv(0 "^%%MatrixMarket matrix coordinate real general\n256 256 1216\n1 1 4\n"
+          "^wrote standard output: " /dev/null convert ${small} -)
+execute_process(COMMAND "${KSPMV}" convert ${small} /dev/stdout
+                OUTPUT_FILE "${WORK_DIR}/from_stdout.mtx" ERROR_QUIET)
+file(READ "${WORK_DIR}/from_stdout.mtx" text)
+string(FIND "${text}" "wrote" at)
+check(at EQUAL -1 MESSAGE "'kspmv convert ... /dev/stdout' wrote its status into the file")
+expect(0 "file +real general, 1216 entries.*nnz 1216" info "${WORK_DIR}/from_stdout.mtx")
+run_kspmv(0 "^$" "" /dev/null gen laplace2d:nx=3,ny=7 "${WORK_DIR}/c.mtx.gz")
+run_kspmv(0 "file +real general, 85 entries.*21 x 21, nnz 85" "" "${WORK_DIR}/c.mtx.gz" info -)
+execute_process(COMMAND cat "${WORK_DIR}/c.mtx.gz" COMMAND "${KSPMV}" spmv - --iters 2
+                RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err)
+check(out MATCHES "matrix +-: 21 x 21, 85 non-zeros.*check .*: ok"
+      MESSAGE "cat c.mtx.gz | kspmv spmv -: ${got}\n${out}\n${err}")
+
+# Writes: a failure leaves an existing file as it was and removes nothing kspmv did not create.
+file(WRITE "${WORK_DIR}/keep/out.mtx" "old content\n")
+execute_process(COMMAND sh -c "ulimit -f 16; trap '' XFSZ; exec \"$0\" convert gen:laplace2d:n=300 \"$1\""
+                        "${KSPMV}" "${WORK_DIR}/keep/out.mtx"
+                RESULT_VARIABLE got ERROR_VARIABLE err)
+set(text "(removed)")
+if(EXISTS "${WORK_DIR}/keep/out.mtx")
+  file(READ "${WORK_DIR}/keep/out.mtx" text)
+endif()
+file(GLOB left RELATIVE "${WORK_DIR}/keep" "${WORK_DIR}/keep/*" "${WORK_DIR}/keep/.*")
+check(got EQUAL 2 MESSAGE "a write past the file size limit: exit ${got}, expected 2\n${err}")
+check(text STREQUAL "old content\n" MESSAGE "a failed write changed the file it was to replace")
+check(left STREQUAL "out.mtx" MESSAGE "a failed write left: ${left}")
+if(EXISTS /dev/full)
+  file(CREATE_LINK /dev/full "${WORK_DIR}/full.mtx" SYMBOLIC)
+  expect(2 "" convert ${small} "${WORK_DIR}/full.mtx")
+  check(IS_SYMLINK "${WORK_DIR}/full.mtx" MESSAGE "a failed write removed the link OUT -> /dev/full")
+endif()
+file(CREATE_LINK /dev/stdout "${WORK_DIR}/stdout.mtx" SYMBOLIC)
+execute_process(COMMAND sh -c "trap '' PIPE; { \"$0\" convert gen:laplace2d:n=1000 \"$1\"; echo $? > \"$1.rc\"; } | head -c 100 > /dev/null"
+                        "${KSPMV}" "${WORK_DIR}/stdout.mtx"
+                ERROR_VARIABLE err)
+file(READ "${WORK_DIR}/stdout.mtx.rc" got)  # written by the shell in any case
+check(got STREQUAL "2\n" MESSAGE "a write into a closed pipe: exit ${got}, expected 2\n${err}")
+check(err MATCHES "write error: Broken pipe" MESSAGE "a write into a closed pipe: ${err}")
+check(IS_SYMLINK "${WORK_DIR}/stdout.mtx" MESSAGE "a failed write removed the link OUT -> /dev/stdout")
+
+# Hostile sizes: memory by the entries read, a MemoryError with the sizes, a cap on a line.
+file(WRITE "${WORK_DIR}/huge.mtx"
+     "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1\n1 1 1\n")
+set(ENV{KSPMV_MEMORY_LIMIT} 1000000000)
+expect(0 "2000000000 x 2000000000, nnz 1,.* 1999999999 empty rows" info "${WORK_DIR}/huge.mtx")
+run_kspmv(2 "" "huge.mtx: a 2000000000 x 2000000000 matrix, its row pointers: needs" /dev/null
+          spmv "${WORK_DIR}/huge.mtx")
+unset(ENV{KSPMV_MEMORY_LIMIT})
+run_kspmv(2 "" "/dev/zero:1: line longer than" /dev/null info /dev/zero)
+
+# Values: NaN, infinity, overflow and underflow counted; spmv and cg refuse the first two.
+file(WRITE "${WORK_DIR}/nonfinite.mtx" "%%MatrixMarket matrix coordinate real general\n3 3 4\n"
+                                       "1 1 1\n2 2 nan\n3 3 1e400\n1 2 1e-400\n")
+expect(0 "values +1 NaN or infinite, 1 overflow, 1 underflow to 0" info
+       "${WORK_DIR}/nonfinite.mtx")
+expect(0 "\"nonfinite_values\":1,\"overflow_values\":1,\"underflow_values\":1" info
+       "${WORK_DIR}/nonfinite.mtx" --json)
+run_kspmv(2 "" "nonfinite.mtx:4: .*NaN or infinite \\(1\\) or overflow double \\(1\\).*--allow-nonfinite"
+          /dev/null spmv "${WORK_DIR}/nonfinite.mtx")
+run_kspmv(2 "" "nonfinite.mtx:4: " /dev/null cg "${WORK_DIR}/nonfinite.mtx")
+# Allowed, it runs: NaN in A makes the check fail (exit 1), not the reader (exit 2).
+run_kspmv(1 "check .*WRONG" "warning: .*nonfinite.mtx: values that are NaN" /dev/null
+          spmv "${WORK_DIR}/nonfinite.mtx" --allow-nonfinite --iters 1)
+file(WRITE "${WORK_DIR}/float.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+                                   "1 1 1e300\n2 2 1e-50\n")
+run_kspmv(2 "" "float.mtx:3: .*overflow float" /dev/null spmv "${WORK_DIR}/float.mtx"
+          --precision float)
+run_kspmv(0 "check .*: ok" "" /dev/null spmv "${WORK_DIR}/float.mtx" --iters 1)
+file(WRITE "${WORK_DIR}/tiny.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+                                  "1 1 1\n2 2 1e-50\n")
+run_kspmv(0 "check .*: ok" "^kspmv: warning: .*tiny.mtx: non-zero values that underflow float to 0: 1 \\(the first at line 4\\)\n$"
+          /dev/null spmv "${WORK_DIR}/tiny.mtx" --precision float --iters 1)
+
+# Symmetric storage with both triangles: a warning naming the first line on the other side.
+file(WRITE "${WORK_DIR}/both.mtx" "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n"
+                                  "1 1 4\n2 1 1\n3 3 4\n1 2 1\n")
+run_kspmv(0 "check .*: ok" "^kspmv: warning: .*both.mtx: symmetric storage with entries on both sides of the diagonal \\(line 6\\)"
+          /dev/null spmv "${WORK_DIR}/both.mtx" --iters 1)

@@ -51,7 +51,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
   if (!(cg_options.tolerance > 0)) throw UsageError("--tol must be > 0");
   cg_options.max_iterations = static_cast<int>(args.integer("max-iters", 1000, 0, 100000000));
 
-  const CsrMatrix<Scalar> a = load_matrix<Scalar>(source);
+  const CsrMatrix<Scalar> a = load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
   if (a.nrows != a.ncols) throw InvalidArgument(source + " is not square; CG needs an SPD matrix");
   Operator<Scalar> op(a, options);
   const std::vector<Scalar> b = random_values<Scalar>(a.nrows, 7);
@@ -139,6 +139,7 @@ Command cg_command() {
       {"precision", "float|double", "scalar type (default double)"},
       {"tol", "T", "relative residual to reach (default 1e-8 double, 1e-5 float)"},
       {"max-iters", "N", "iteration cap (default 1000)"},
+      {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},
   };
   c.run = run;

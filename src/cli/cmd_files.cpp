@@ -10,11 +10,12 @@ namespace kspmv::cli {
 
 namespace {
 
+// The status line goes to stderr: OUT may be standard output ("-" or /dev/stdout).
 int write(const std::string& source, const std::string& out) {
-  const auto a = load_matrix<double>(source);
+  const auto a = load_matrix<double>(source, stderr_is_terminal(), true);
   io::write_matrix_market(out, a);
-  std::cout << "wrote " << out << ": " << a.nrows << " x " << a.ncols << ", " << a.nnz()
-            << " non-zeros\n";
+  std::cerr << "wrote " << (out == "-" ? "standard output" : out) << ": " << a.nrows << " x "
+            << a.ncols << ", " << a.nnz() << " non-zeros\n";
   return 0;
 }
 
@@ -36,8 +37,10 @@ Command convert_command() {
   c.description = std::string(
                       "Reads IN and writes it to OUT as 'coordinate real general' in double "
                       "precision,\ngzip-compressed when OUT ends in .gz. Symmetric storage is "
-                      "expanded, duplicates\nsummed.\n\n") +
-                  "IN is a Matrix Market file (.mtx or .mtx.gz) or gen:SPEC ('kspmv help gen').";
+                      "expanded, duplicates\nsummed. An existing OUT is replaced only once the "
+                      "new file is complete.\n\n") +
+                  "IN is a Matrix Market file (.mtx or .mtx.gz, - for standard input) or "
+                  "gen:SPEC\n('kspmv help gen'). OUT - is standard output.";
   c.positionals = {"IN", "OUT"};
   c.run = run_convert;
   return c;

@@ -1,4 +1,5 @@
 // kspmv info: size, storage and row statistics of a matrix (analysis::analyze).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -12,19 +13,48 @@ namespace kspmv::cli {
 
 namespace {
 
+// The statistics of all `nrows` rows from those of some of them, every non-empty one among them
+// (the rows left out are empty): the sum of squared deviations is the subset's, moved to the
+// new mean, plus the empty rows'.
+analysis::RowStats with_empty_rows(analysis::RowStats s, Ordinal nrows) {
+  const Ordinal missing = nrows - s.nrows;
+  if (missing == 0) return s;
+  const double mean = double(s.nnz) / nrows, shift = s.mean_row - mean;
+  const double squares =
+      s.nrows * (s.stddev_row * s.stddev_row + shift * shift) + missing * mean * mean;
+  s.nrows = nrows;
+  s.empty_rows += missing;
+  s.min_row = 0;
+  s.mean_row = mean;
+  s.stddev_row = std::sqrt(squares / nrows);
+  return s;
+}
+
 int run(const ParsedArgs& args) {
   const std::string& source = args.positionals[0];
   const bool is_file = source.compare(0, 4, "gen:") != 0;
-  io::MatrixMarketInfo header;
-  if (is_file) header = io::read_matrix_market_info(source);
-  const auto a = load_matrix<double>(source);
-  const analysis::RowStats s = analysis::analyze(a);
+  io::ReadReport report;
+  const io::MatrixMarketInfo& header = report.info;
+  analysis::RowStats s;
+  if (is_file) {  // from the pattern alone, in memory in proportion to the entries
+    const io::PatternCounts counts = io::read_matrix_market_counts(source, {}, report);
+    print_warnings(source, report);
+    s = with_empty_rows(analysis::analyze(counts.row_ptr, header.ncols), header.nrows);
+    s.power_law_r = analysis::power_law_exponent(counts.col_ptr);
+  } else {
+    s = analysis::analyze(load_matrix<double>(source));
+  }
 
   if (!args.flag("json")) {
     std::printf("matrix     %s\n", source.c_str());
     if (is_file)
       std::printf("file       %s %s, %lld entries stored\n", header.field.c_str(),
                   header.symmetry.c_str(), static_cast<long long>(header.entries));
+    if (report.nonfinite.count + report.overflow.count + report.underflow.count > 0)
+      std::printf("values     %lld NaN or infinite, %lld overflow, %lld underflow to 0\n",
+                  static_cast<long long>(report.nonfinite.count),
+                  static_cast<long long>(report.overflow.count),
+                  static_cast<long long>(report.underflow.count));
     std::printf("rows       %s\n", analysis::summary(s).c_str());
     std::string above;
     for (const auto& [threshold, rows] : s.rows_above)
@@ -38,7 +68,10 @@ int run(const ParsedArgs& args) {
   if (is_file) {
     j.field("field", header.field)
         .field("symmetry", header.symmetry)
-        .field("entries_stored", header.entries);
+        .field("entries_stored", header.entries)
+        .field("nonfinite_values", report.nonfinite.count)
+        .field("overflow_values", report.overflow.count)
+        .field("underflow_values", report.underflow.count);
   }
   j.field("nrows", s.nrows)
       .field("ncols", s.ncols)
@@ -67,7 +100,8 @@ Command info_command() {
                       "Prints the size, how a file stores the matrix, and the row statistics that "
                       "choose\nthe kernel: row lengths (mean, maximum, standard deviation), empty "
                       "rows, rows\nlonger than a few thresholds, and MSREP's power-law exponent "
-                      "R.\n\n") +
+                      "R.\nA file is read without keeping its values; those that are NaN, "
+                      "infinite or out\nof range are counted.\n\n") +
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {{"json", "", "print one JSON object instead of text"}};

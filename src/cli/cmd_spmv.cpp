@@ -25,7 +25,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
   const auto alpha = static_cast<Scalar>(args.number("alpha", 1.0));
   const auto beta = static_cast<Scalar>(args.number("beta", 0.0));
 
-  const CsrMatrix<Scalar> a = load_matrix<Scalar>(source);
+  const CsrMatrix<Scalar> a = load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
   Operator<Scalar> op(a, options);
   // The checked apply is also the warm-up of the timed ones.
   const double error = check(op, a, alpha, beta, 1);
@@ -141,6 +141,7 @@ Command spmv_command() {
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},
       {"autotune", "", "let kernel auto time its candidates on the first applies"},
+      {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},
   };
   c.run = run;

@@ -17,8 +17,9 @@ Command cg_command();       // cmd_cg.cpp
 
 // The "FILE|gen:SPEC" argument, explained once for every command's help.
 inline const char* kMatrixArgumentHelp =
-    "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz); gen:SPEC generates the\n"
-    "matrix instead (e.g. gen:laplace2d:n=1024; 'kspmv help gen' lists the specs).";
+    "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz; - reads standard input);\n"
+    "gen:SPEC generates the matrix instead (e.g. gen:laplace2d:n=1024; 'kspmv help gen' lists\n"
+    "the specs).";
 
 inline const char* kDevicesHelp =
     "device ids, comma-separated, or all (default 0); several: the matrix is partitioned over "

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <ctime>
 #include <iostream>
@@ -55,13 +56,31 @@ bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) == 1;
 }
 
+void print_warnings(const std::string& source, const io::ReadReport& report) {
+  for (const auto& w : report.warnings)
+    std::cerr << "kspmv: warning: " << source << ": " << w << '\n';
+}
+
 template <class Scalar>
-CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress) {
+CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress, bool allow_nonfinite) {
   const std::string prefix = "gen:";
   if (source.compare(0, prefix.size(), prefix) != 0) {
     io::ReadOptions options;
     options.progress = progress;
-    return io::read_matrix_market<Scalar>(source, options);
+    io::ReadReport report;
+    auto a = io::read_matrix_market<Scalar>(source, options, &report);
+    const io::ValueCount &nonfinite = report.nonfinite, &overflow = report.overflow;
+    if (!allow_nonfinite && nonfinite.count + overflow.count > 0) {
+      const long line = std::min(nonfinite.first_line > 0 ? nonfinite.first_line : LONG_MAX,
+                                 overflow.first_line > 0 ? overflow.first_line : LONG_MAX);
+      throw InvalidArgument(source + (line < LONG_MAX ? ":" + std::to_string(line) : "") +
+                            ": the matrix holds values that are NaN or infinite (" +
+                            std::to_string(nonfinite.count) + ") or overflow " +
+                            precision_name<Scalar>() + " (" + std::to_string(overflow.count) +
+                            "); --allow-nonfinite uses it anyway");
+    }
+    print_warnings(source, report);
+    return a;
   }
   if (progress)
     std::cerr << "kspmv: generating " << source.substr(prefix.size()) << " ..." << std::flush;
@@ -140,8 +159,8 @@ Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, s
   return {median(spmv_ms), median(apply_ms), runs};
 }
 
-template CsrMatrix<float> load_matrix<float>(const std::string&, bool);
-template CsrMatrix<double> load_matrix<double>(const std::string&, bool);
+template CsrMatrix<float> load_matrix<float>(const std::string&, bool, bool);
+template CsrMatrix<double> load_matrix<double>(const std::string&, bool, bool);
 template double check<float>(Operator<float>&, const CsrMatrix<float>&, float, float,
                              std::uint64_t);
 template double check<double>(Operator<double>&, const CsrMatrix<double>&, double, double,

@@ -11,6 +11,7 @@
 
 #include "kspmv/core/options.hpp"
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/io/matrix_market.hpp"
 #include "kspmv/operator.hpp"
 
 namespace kspmv::tools {
@@ -20,10 +21,17 @@ class ParsedArgs;
 // True when stderr is a terminal (progress lines are shown only then).
 bool stderr_is_terminal();
 
-// "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz).
-// With `progress`, stderr tells it (one line for a generator, the reader's for large files).
+// "gen:SPEC" generates the matrix; anything else is a Matrix Market file (.mtx or .mtx.gz; "-"
+// is standard input). With `progress`, stderr tells it (one line for a generator, the reader's for
+// large files); the reader's warnings always go to stderr. A file with NaN, infinite values or
+// values that overflow Scalar is refused (InvalidArgument naming the first such line) unless
+// `allow_nonfinite`.
 template <class Scalar>
-CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress = stderr_is_terminal());
+CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress = stderr_is_terminal(),
+                              bool allow_nonfinite = false);
+
+// The reader's warnings about `source`, one "kspmv: warning:" line each on stderr.
+void print_warnings(const std::string& source, const io::ReadReport& report);
 
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.

@@ -1,12 +1,14 @@
-// Matrix Market coordinate files: one pass over large chunks with std::from_chars, then a
-// counting sort by row into CSR (columns sorted, duplicates summed).
+// Matrix Market coordinate files: one pass over large chunks with std::from_chars into blocks of
+// entries, then a counting sort by row into CSR (columns sorted, duplicates summed).
 #include "kspmv/io/matrix_market.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -23,6 +25,7 @@ using detail::LineReader;
 
 constexpr std::size_t kReadChunk = std::size_t(8) << 20;
 constexpr std::size_t kHeaderChunk = std::size_t(64) << 10;
+constexpr Offset kBlockEntries = Offset(1) << 16;
 
 enum class Field { Real, Integer, Pattern };
 enum class Symmetry { General, Symmetric, Skew };
@@ -49,8 +52,9 @@ std::string_view next_token(const char*& p, const char* e) {
   return std::string_view(b, static_cast<std::size_t>(p - b));
 }
 
+// Text of the file in a message: cut short, control characters escaped.
 std::string quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
+  return "'" + printable(s) + "'";
 }
 
 std::string lower(std::string_view s) {
@@ -60,9 +64,11 @@ std::string lower(std::string_view s) {
 }
 
 // The next blank-separated token of [p, e) as a T, read in one pass with std::from_chars; advances
-// p past it, or fails naming `what` and quoting the token.
+// p past it, or fails naming `what` and quoting the token. A real number beyond T's range is
+// read with C library semantics (+-inf, or 0 and subnormals), setting *out_of_range.
 template <class T>
-T parse_number(const LineReader& in, const char*& p, const char* e, const char* what) {
+T parse_number(const LineReader& in, const char*& p, const char* e, const char* what,
+               bool* out_of_range = nullptr) {
   constexpr bool real = std::is_floating_point_v<T>;
   while (p != e && is_blank(*p)) ++p;
   if (p == e) fail(in, std::string("missing ") + what);
@@ -75,9 +81,10 @@ T parse_number(const LineReader& in, const char*& p, const char* e, const char* 
     p = r.ptr;
     return v;
   }
-  if (real && whole && r.ec == std::errc::result_out_of_range) {  // C library semantics
+  if (real && whole && r.ec == std::errc::result_out_of_range) {
     const std::string s(b, r.ptr);
     p = r.ptr;
+    *out_of_range = true;
     if constexpr (std::is_same_v<T, float>) return std::strtof(s.c_str(), nullptr);
     return static_cast<T>(std::strtod(s.c_str(), nullptr));
   }
@@ -92,6 +99,20 @@ Ordinal parse_index(const LineReader& in, const char*& p, const char* e, const c
     fail(in, std::string(what) + " " + std::to_string(v) + " is outside [1, " + std::to_string(n) +
                  "] (indices are 1-based)");
   return static_cast<Ordinal>(v);
+}
+
+void add(ValueCount& c, long line) {
+  if (c.count++ == 0) c.first_line = line;
+}
+
+// A real value, counted in the report when it is not finite, overflows or underflows to 0.
+template <class S>
+S parse_value(const LineReader& in, const char*& p, const char* e, ReadReport& report) {
+  bool out_of_range = false;
+  const S v = parse_number<S>(in, p, e, "value", &out_of_range);
+  if (!std::isfinite(v)) add(out_of_range ? report.overflow : report.nonfinite, in.line_number());
+  if (out_of_range && v == S(0)) add(report.underflow, in.line_number());
+  return v;
 }
 
 // The banner, comments and the size line (the format of Boisvert, Pozo & Remington 1996).
@@ -168,82 +189,147 @@ Header read_header(LineReader& in) {
   return h;
 }
 
-// A larger copy of the first `keep` elements of `v`.
-template <class T>
-void grow(HostView<T>& v, std::size_t size, Offset keep) {
-  HostView<T> bigger = make_host_view<T>(v.label(), size);
-  std::copy(v.data(), v.data() + keep, bigger.data());
-  v = bigger;
-}
+// The memory a read may still take: what was available when it began, less what it holds.
+class Budget {
+ public:
+  explicit Budget(const Header& h, const std::string& path)
+      : what_(path + ": a " + std::to_string(h.info.nrows) + " x " + std::to_string(h.info.ncols) +
+              " matrix"),
+        left_(available_memory()) {}
+  // Throws MemoryError unless `bytes` more fit; `what` names them.
+  void take(std::size_t bytes, const std::string& what) {
+    if (bytes > left_) throw MemoryError(what_ + ", " + what, bytes, left_);
+    left_ -= bytes;
+  }
+  void give(std::size_t bytes) { left_ += bytes; }
 
-// The entries in file order, 0-based; pattern values are 1.
-template <class S>
-struct Entries {
-  HostView<Ordinal> rows, cols;
-  HostView<S> vals;
-  Offset count = 0;
-  bool rows_sorted = true;  // row indices never decrease: the file is in CSR order
+ private:
+  std::string what_;
+  std::size_t left_;
 };
 
-template <class S>
-Entries<S> read_entries(LineReader& in, const Header& h) {
-  const Offset declared = h.info.entries;
-  // Allocate no more than the file can hold (an entry line takes >= 4 bytes; deflate expands at
-  // most ~1032x), so that a corrupt size line cannot exhaust memory; grow if the size is unknown.
-  const std::uint64_t most = in.file_bytes() > 0
-                                 ? in.file_bytes() / 4 * (in.is_gzip() ? 1032 : 1) + 1
-                                 : std::uint64_t(1) << 20;
-  Offset capacity = static_cast<Offset>(std::min<std::uint64_t>(declared, most));
-  Entries<S> t;
-  t.rows = make_host_view<Ordinal>("kspmv::mm::rows", capacity);
-  t.cols = make_host_view<Ordinal>("kspmv::csr::col_idx", capacity);
-  t.vals = make_host_view<S>("kspmv::csr::values", capacity);
+// An uninitialized host view of n elements, taken from the budget first.
+template <class T>
+HostView<T> allocate(Budget& budget, const char* label, Offset n, const std::string& what) {
+  budget.take(std::size_t(n) * sizeof(T), what);
+  return make_host_view<T>(label, std::size_t(n));
+}
 
-  Ordinal last_row = 0;
+// The entries in file order, 0-based, in blocks allocated as entries arrive: a size line alone
+// cannot make the reader allocate. Without kValues the values are not kept (pattern only).
+template <class S, bool kValues>
+class Entries {
+ public:
+  static constexpr std::size_t kEntryBytes = 2 * sizeof(Ordinal) + (kValues ? sizeof(S) : 0);
+
+  Entries(Budget& budget, Offset declared) : budget_(budget), declared_(declared) {}
+  ~Entries() {
+    for (Block& b : blocks_) release(b);
+  }
+  Entries(const Entries&) = delete;
+  Entries& operator=(const Entries&) = delete;
+
+  Offset size() const { return count_; }
+  bool rows_sorted() const { return rows_sorted_; }
+
+  void push(Ordinal i, Ordinal j, S v) {
+    if (blocks_.empty() || blocks_.back().size == blocks_.back().capacity) add_block();
+    Block& b = blocks_.back();
+    b.rows[b.size] = i;
+    b.cols[b.size] = j;
+    if constexpr (kValues) b.vals[b.size] = v;
+    ++b.size;
+    rows_sorted_ = rows_sorted_ && (count_ == 0 || i >= last_row_);
+    last_row_ = i;
+    ++count_;
+  }
+
+  // f(row, column, value) for every entry in file order; with `release`, each block is freed
+  // once visited (no later visit is possible).
+  template <class F>
+  void for_each(F&& f, bool release_blocks) {
+    for (Block& b : blocks_) {
+      for (Offset k = 0; k < b.size; ++k) f(b.rows[k], b.cols[k], kValues ? b.vals[k] : S(1));
+      if (release_blocks) release(b);
+    }
+  }
+
+ private:
+  struct Block {
+    std::unique_ptr<Ordinal[]> rows, cols;
+    std::unique_ptr<S[]> vals;
+    Offset size = 0, capacity = 0;
+  };
+
+  void add_block() {
+    Block b;
+    b.capacity = std::min(kBlockEntries, declared_ - count_);  // push() keeps count_ < declared_
+    budget_.take(std::size_t(b.capacity) * kEntryBytes,
+                 "its first " + std::to_string(count_ + b.capacity) + " entries");
+    b.rows.reset(new Ordinal[b.capacity]);
+    b.cols.reset(new Ordinal[b.capacity]);
+    if constexpr (kValues) b.vals.reset(new S[b.capacity]);
+    blocks_.push_back(std::move(b));
+  }
+  void release(Block& b) {
+    if (!b.rows) return;
+    b.rows.reset();
+    b.cols.reset();
+    b.vals.reset();
+    budget_.give(std::size_t(b.capacity) * kEntryBytes);
+  }
+
+  Budget& budget_;
+  Offset declared_;
+  std::vector<Block> blocks_;
+  Offset count_ = 0;
+  Ordinal last_row_ = 0;
+  bool rows_sorted_ = true;  // row indices never decrease: the file is in CSR order
+};
+
+template <class S, bool kValues>
+void read_entries(LineReader& in, const Header& h, Entries<S, kValues>& t, ReadReport& report) {
+  const Offset declared = h.info.entries;
+  int first_side = 0;  // of the diagonal, for symmetric storage: -1 upper, 1 lower
   std::string_view line;
   while (in.next(line)) {
     const char* p = line.data();
     const char* e = p + line.size();
     while (p != e && is_blank(*p)) ++p;
     if (p == e || *p == '%') continue;
-    if (t.count == declared)
+    if (t.size() == declared)
       fail(in, "more entries than the " + std::to_string(declared) + " declared in the size line");
     const Ordinal i = parse_index(in, p, e, "row index", h.info.nrows) - 1;
     const Ordinal j = parse_index(in, p, e, "column index", h.info.ncols) - 1;
     S v = 1;
     if (h.field == Field::Real) {
-      v = parse_number<S>(in, p, e, "value");
+      v = parse_value<S>(in, p, e, report);
     } else if (h.field == Field::Integer) {
       v = static_cast<S>(parse_number<long long>(in, p, e, "value"));
     }
     const std::string_view extra = next_token(p, e);
     if (!extra.empty()) fail(in, "unexpected " + quoted(extra) + " after the entry");
+    if (h.symmetry != Symmetry::General && i != j) {
+      const int side = i > j ? 1 : -1;
+      if (first_side == 0) first_side = side;
+      if (side != first_side && report.both_triangles_line == 0)
+        report.both_triangles_line = in.line_number();
+    }
     if (h.symmetry == Symmetry::Skew && i == j)
       fail(in, "diagonal entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
                    ") in a skew-symmetric matrix");
-    if (t.count == capacity) {
-      capacity = std::min(declared, 2 * capacity);
-      grow(t.rows, capacity, t.count);
-      grow(t.cols, capacity, t.count);
-      grow(t.vals, capacity, t.count);
-    }
-    t.rows(t.count) = i;
-    t.cols(t.count) = j;
-    t.vals(t.count) = v;
-    ++t.count;
-    t.rows_sorted = t.rows_sorted && i >= last_row;
-    last_row = i;
+    t.push(i, j, v);
   }
-  if (t.count < declared)
-    fail(in, "file ends after " + std::to_string(t.count) + " of the " + std::to_string(declared) +
+  if (t.size() < declared)
+    fail(in, "file ends after " + std::to_string(t.size()) + " of the " + std::to_string(declared) +
                  " entries declared in the size line");
-  return t;
 }
 
 // Sorts the columns of every row (stably: duplicates are summed in file order) and sums
-// duplicate entries; returns `a` itself when there were none.
-template <class S>
-CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a) {
+// duplicate entries (a sum that overflows is counted in the report); returns `a` itself when
+// there were none. Without kValues only the columns are sorted and deduplicated.
+template <class S, bool kValues>
+CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a, Budget& budget, ReadReport& report) {
   Ordinal* col = a.col_idx.data();
   S* val = a.values.data();
   std::vector<std::pair<Ordinal, S>> scratch;
@@ -253,29 +339,39 @@ CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a) {
     if (e - b <= 32) {  // short rows: insertion sort, nothing to do when already sorted
       for (Offset k = b + 1; k < e; ++k) {
         const Ordinal c = col[k];
-        const S v = val[k];
+        S v{};
+        if constexpr (kValues) v = val[k];
         Offset p = k;
         for (; p > b && col[p - 1] > c; --p) {
           col[p] = col[p - 1];
-          val[p] = val[p - 1];
+          if constexpr (kValues) val[p] = val[p - 1];
         }
         col[p] = c;
-        val[p] = v;
+        if constexpr (kValues) val[p] = v;
       }
     } else if (!std::is_sorted(col + b, col + e)) {
-      scratch.clear();
-      for (Offset k = b; k < e; ++k) scratch.emplace_back(col[k], val[k]);
-      std::stable_sort(scratch.begin(), scratch.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (Offset k = b; k < e; ++k) std::tie(col[k], val[k]) = scratch[k - b];
+      if constexpr (kValues) {
+        scratch.clear();
+        for (Offset k = b; k < e; ++k) scratch.emplace_back(col[k], val[k]);
+        std::stable_sort(scratch.begin(), scratch.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (Offset k = b; k < e; ++k) std::tie(col[k], val[k]) = scratch[k - b];
+      } else {
+        std::sort(col + b, col + e);
+      }
     }
     const Offset row_start = out;
     for (Offset k = b; k < e; ++k) {
       if (out > row_start && col[out - 1] == col[k]) {
-        val[out - 1] += val[k];
+        if constexpr (kValues) {
+          const S sum = val[out - 1] + val[k];
+          if (!std::isfinite(sum) && std::isfinite(val[out - 1]) && std::isfinite(val[k]))
+            ++report.overflow.count;
+          val[out - 1] = sum;
+        }
       } else {
         col[out] = col[k];
-        val[out] = val[k];
+        if constexpr (kValues) val[out] = val[k];
         ++out;
       }
     }
@@ -284,51 +380,115 @@ CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a) {
   const Offset total = a.nnz();
   a.row_ptr(a.nrows) = out;
   if (out == total) return a;
-  CsrMatrix<S> exact(a.nrows, a.ncols, out);
-  std::copy(a.row_ptr.data(), a.row_ptr.data() + a.nrows + 1, exact.row_ptr.data());
+  CsrMatrix<S> exact;
+  exact.nrows = a.nrows;
+  exact.ncols = a.ncols;
+  exact.row_ptr = a.row_ptr;
+  const std::string what = std::to_string(out) + " entries once duplicates are summed";
+  exact.col_idx = allocate<Ordinal>(budget, "kspmv::csr::col_idx", out, what);
   std::copy(col, col + out, exact.col_idx.data());
-  std::copy(val, val + out, exact.values.data());
+  if constexpr (kValues) {
+    exact.values = allocate<S>(budget, "kspmv::csr::values", out, what);
+    std::copy(val, val + out, exact.values.data());
+  }
   return exact;
 }
 
-// Counting sort by row, mirroring symmetric storage. A general file already in row order keeps
-// its column and value arrays as they are.
-template <class S>
-CsrMatrix<S> assemble(const Header& h, const Entries<S>& t) {
-  const Ordinal m = h.info.nrows;
+// Counting sort by row into CSR over `m` rows, entry (i, j) going to row row_of(i), mirrored
+// for symmetric storage; the blocks are freed as they are consumed. The arrays are taken from
+// the budget before they are allocated.
+template <class S, bool kValues, class RowOf>
+CsrMatrix<S> assemble(const Header& h, Ordinal m, const RowOf& row_of, Entries<S, kValues>& t,
+                      Budget& budget, ReadReport& report) {
   const bool mirror = h.symmetry != Symmetry::General;
   const S sign = h.symmetry == Symmetry::Skew ? S(-1) : S(1);
-
-  std::vector<Offset> next(std::size_t(m) + 1, 0);
-  for (Offset k = 0; k < t.count; ++k) {
-    ++next[t.rows(k) + 1];
-    if (mirror && t.rows(k) != t.cols(k)) ++next[t.cols(k) + 1];
-  }
-  for (Ordinal i = 0; i < m; ++i) next[i + 1] += next[i];
   CsrMatrix<S> a;
   a.nrows = m;
   a.ncols = h.info.ncols;
-  a.row_ptr = make_host_view<Offset>("kspmv::csr::row_ptr", std::size_t(m) + 1);
-  std::copy(next.begin(), next.end(), a.row_ptr.data());
-  if (!mirror && t.rows_sorted && Offset(t.cols.extent(0)) == t.count) {
-    a.col_idx = t.cols;
-    a.values = t.vals;
-  } else {
-    a.col_idx = make_host_view<Ordinal>("kspmv::csr::col_idx", next[m]);
-    a.values = make_host_view<S>("kspmv::csr::values", next[m]);
-    for (Offset k = 0; k < t.count; ++k) {
-      const Ordinal r = t.rows(k), c = t.cols(k);
-      const Offset at = next[r]++;
-      a.col_idx(at) = c;
-      a.values(at) = t.vals(k);
-      if (mirror && r != c) {
-        const Offset mirrored = next[c]++;
-        a.col_idx(mirrored) = r;
-        a.values(mirrored) = sign * t.vals(k);
-      }
-    }
+  a.row_ptr = allocate<Offset>(budget, "kspmv::csr::row_ptr", Offset(m) + 1, "its row pointers");
+  std::fill_n(a.row_ptr.data(), std::size_t(m) + 1, Offset(0));
+  t.for_each(
+      [&](Ordinal i, Ordinal j, S) {
+        ++a.row_ptr(row_of(i) + 1);
+        if (mirror && i != j) ++a.row_ptr(row_of(j) + 1);
+      },
+      false);
+  for (Ordinal r = 0; r < m; ++r) a.row_ptr(r + 1) += a.row_ptr(r);
+  const Offset nnz = a.row_ptr(m);
+  const std::string what = std::to_string(nnz) + " entries";
+  a.col_idx = allocate<Ordinal>(budget, "kspmv::csr::col_idx", nnz, what);
+  if constexpr (kValues) a.values = allocate<S>(budget, "kspmv::csr::values", nnz, what);
+  auto put = [&](Offset at, Ordinal j, S v) {
+    a.col_idx(at) = j;
+    if constexpr (kValues) a.values(at) = v;
+  };
+  if (!mirror && t.rows_sorted()) {  // already in row order
+    Offset at = 0;
+    t.for_each([&](Ordinal, Ordinal j, S v) { put(at++, j, v); }, true);
+  } else {  // row_ptr(r) is row r's next free slot, then shifted back by one row
+    t.for_each(
+        [&](Ordinal i, Ordinal j, S v) {
+          put(a.row_ptr(row_of(i))++, j, v);
+          if (mirror && i != j) put(a.row_ptr(row_of(j))++, i, sign * v);
+        },
+        true);
+    for (Ordinal r = m; r > 0; --r) a.row_ptr(r) = a.row_ptr(r - 1);
+    a.row_ptr(0) = 0;
   }
-  return sort_rows_and_sum_duplicates(a);
+  return sort_rows_and_sum_duplicates<S, kValues>(a, budget, report);
+}
+
+// Ids (rows or columns) mapped to [0, size()) in order, in memory proportional to the entries:
+// the identity when the declared count n is not much larger than the number of ids given,
+// otherwise ranks among the distinct ids present (the others are left out).
+class IdMap {
+ public:
+  // each(f) calls f(id) for every id present (`count` of them).
+  template <class Each>
+  IdMap(Ordinal n, Offset count, const Each& each, Budget& budget, const char* what)
+      : size_(n), dense_(Offset(n) <= count + kBlockEntries) {
+    if (dense_) return;
+    budget.take(std::size_t(count) * sizeof(Ordinal), what);
+    distinct_.reserve(std::size_t(count));
+    each([&](Ordinal id) { distinct_.push_back(id); });
+    std::sort(distinct_.begin(), distinct_.end());
+    distinct_.erase(std::unique(distinct_.begin(), distinct_.end()), distinct_.end());
+    size_ = static_cast<Ordinal>(distinct_.size());
+  }
+  Ordinal size() const { return size_; }
+  Ordinal operator()(Ordinal id) const {
+    if (dense_) return id;
+    return static_cast<Ordinal>(std::lower_bound(distinct_.begin(), distinct_.end(), id) -
+                                distinct_.begin());
+  }
+
+ private:
+  Ordinal size_;
+  bool dense_;
+  std::vector<Ordinal> distinct_;
+};
+
+template <class S>
+void add_warnings(const Header& h, ReadReport& r) {
+  const std::string precision = std::is_same_v<S, float> ? "float" : "double";
+  auto add = [&](const ValueCount& c, const std::string& what, const char* otherwise) {
+    if (c.count == 0) return;
+    r.warnings.push_back(what + ": " + std::to_string(c.count) +
+                         (c.first_line > 0
+                              ? " (the first at line " + std::to_string(c.first_line) + ")"
+                              : std::string(otherwise)));
+  };
+  add(r.nonfinite, "values that are NaN or infinite", "");
+  add(r.overflow, "values that overflow " + precision + " to infinity",
+      " (sums of duplicate entries)");
+  add(r.underflow, "non-zero values that underflow " + precision + " to 0", "");
+  if (r.both_triangles_line > 0)
+    r.warnings.push_back(h.info.symmetry +
+                         " storage with entries on both sides of the diagonal "
+                         "(line " +
+                         std::to_string(r.both_triangles_line) +
+                         "): each is added to its mirror image, so an entry stored in both "
+                         "triangles counts twice");
 }
 }  // namespace
 
@@ -338,10 +498,59 @@ MatrixMarketInfo read_matrix_market_info(const std::string& path) {
 }
 
 template <class S>
-CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& options) {
+CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& options,
+                                ReadReport* report_out) {
   LineReader in(path, kReadChunk, options.progress);
   const Header h = read_header(in);
-  return assemble(h, read_entries<S>(in, h));
+  ReadReport report;
+  report.info = h.info;
+  Budget budget(h, in.path());
+  Entries<S, true> t(budget, h.info.entries);
+  read_entries(in, h, t, report);
+  auto a = assemble(
+      h, h.info.nrows, [](Ordinal i) { return i; }, t, budget, report);
+  add_warnings<S>(h, report);
+  if (report_out) *report_out = std::move(report);
+  return a;
+}
+
+PatternCounts read_matrix_market_counts(const std::string& path, const ReadOptions& options,
+                                        ReadReport& report) {
+  LineReader in(path, kReadChunk, options.progress);
+  const Header h = read_header(in);
+  report = ReadReport();
+  report.info = h.info;
+  Budget budget(h, in.path());
+  Entries<double, false> t(budget, h.info.entries);
+  read_entries(in, h, t, report);
+  // Rows: those of the entries, and their columns too when mirrored.
+  const bool mirror = h.symmetry != Symmetry::General;
+  const IdMap rows(
+      h.info.nrows, (mirror ? 2 : 1) * t.size(),
+      [&](const auto& f) {
+        t.for_each(
+            [&](Ordinal i, Ordinal j, double) {
+              f(i);
+              if (mirror) f(j);
+            },
+            false);
+      },
+      budget, "the ids of its rows");
+  const CsrMatrix<double> a = assemble(h, rows.size(), rows, t, budget, report);
+  const Offset nnz = a.nnz();
+  const IdMap cols(
+      h.info.ncols, nnz,
+      [&](const auto& f) {
+        for (Offset k = 0; k < nnz; ++k) f(a.col_idx(k));
+      },
+      budget, "the ids of its columns");
+  PatternCounts counts{a.row_ptr, allocate<Offset>(budget, "kspmv::mm::col_ptr",
+                                                   Offset(cols.size()) + 1, "column counts")};
+  std::fill_n(counts.col_ptr.data(), std::size_t(cols.size()) + 1, Offset(0));
+  for (Offset k = 0; k < nnz; ++k) ++counts.col_ptr(cols(a.col_idx(k)) + 1);
+  for (Ordinal c = 0; c < cols.size(); ++c) counts.col_ptr(c + 1) += counts.col_ptr(c);
+  add_warnings<double>(h, report);
+  return counts;
 }
 
 template <class S>
@@ -366,8 +575,10 @@ void write_matrix_market(const std::string& path, const CsrMatrix<S>& a) {
   out.close();
 }
 
-template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&);
-template CsrMatrix<double> read_matrix_market<double>(const std::string&, const ReadOptions&);
+template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&,
+                                                    ReadReport*);
+template CsrMatrix<double> read_matrix_market<double>(const std::string&, const ReadOptions&,
+                                                      ReadReport*);
 template void write_matrix_market<float>(const std::string&, const CsrMatrix<float>&);
 template void write_matrix_market<double>(const std::string&, const CsrMatrix<double>&);
 

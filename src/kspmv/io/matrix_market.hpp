@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kspmv/core/types.hpp"
 #include "kspmv/formats/csr.hpp"
@@ -23,26 +24,63 @@ struct ReadOptions {
   bool progress = false;
 };
 
+// How many values of a file are of one kind, and the first line holding one (0: none, or only
+// sums of duplicate entries).
+struct ValueCount {
+  Offset count = 0;
+  long first_line = 0;
+};
+
+// What a read found besides the matrix. The reader accepts all of it; the caller decides.
+struct ReadReport {
+  MatrixMarketInfo info;
+  ValueCount nonfinite;  // NaN or infinite in the file
+  ValueCount overflow;   // finite in the file, infinite in the precision read (sums included)
+  ValueCount underflow;  // non-zero in the file, zero in the precision read
+  // Symmetric or skew-symmetric storage with entries on both sides of the diagonal: the first
+  // line on the other side from the first off-diagonal entry (0: one side only). Such entries
+  // are added to their mirror images (an entry stored in both triangles is doubled).
+  long both_triangles_line = 0;
+  // One line for each of the above that occurred.
+  std::vector<std::string> warnings;
+};
+
 // Reads the banner and the size line only. Throws ParseError like read_matrix_market.
 MatrixMarketInfo read_matrix_market_info(const std::string& path);
 
-// Reads a coordinate Matrix Market file, plain or gzip-compressed (recognized by its magic
-// bytes). Symmetric storage is mirrored (negated for skew-symmetric), pattern entries are 1.
-// Returns a CSR with sorted columns and duplicate entries summed. Throws ParseError naming the
-// file and line (0 when the file cannot be opened) for anything malformed or unsupported.
+// Reads a coordinate Matrix Market file ("-": standard input), plain or gzip-compressed
+// (recognized by its magic bytes). Symmetric storage is mirrored (negated for skew-symmetric),
+// pattern entries are 1. Returns a CSR with sorted columns and duplicate entries summed, and
+// fills `report` when given. Throws ParseError naming the file and line (0 when the file cannot
+// be opened) for anything malformed or unsupported, and MemoryError, before allocating, when
+// the matrix does not fit in the memory available (available_memory()). Entries take memory as
+// they are read, never by the count the size line claims.
 template <class Scalar>
-CsrMatrix<Scalar> read_matrix_market(const std::string& path, const ReadOptions& options = {});
+CsrMatrix<Scalar> read_matrix_market(const std::string& path, const ReadOptions& options = {},
+                                     ReadReport* report = nullptr);
 
-// Writes `a` as "coordinate real general", gzip-compressed when `path` ends in ".gz". Values are
-// written in the shortest form that reads back to the same bits (at most max_digits10 digits).
-// Throws InvalidArgument for an invalid matrix and kspmv::Error when the file cannot be written
-// (no partial file is left behind).
+// The non-zero counts of a file's rows and columns, for statistics without the matrix: values
+// are read (into `report`) as double but not kept, duplicates count once, symmetric storage is
+// mirrored. row_ptr and col_ptr are prefix sums (count k is ptr(k + 1) - ptr(k)) over some rows
+// and columns, every non-empty one among them in order: rows and columns the arrays leave out
+// are empty. Memory in proportion to the entries, whatever the declared sizes.
+struct PatternCounts {
+  HostView<Offset> row_ptr, col_ptr;
+};
+PatternCounts read_matrix_market_counts(const std::string& path, const ReadOptions& options,
+                                        ReadReport& report);
+
+// Writes `a` as "coordinate real general" ("-": standard output), gzip-compressed when `path`
+// ends in ".gz". Values are written in the shortest form that reads back to the same bits (at
+// most max_digits10 digits). Throws InvalidArgument for an invalid matrix and kspmv::Error when
+// the file cannot be written; an existing file is replaced only once the new one is complete.
 template <class Scalar>
 void write_matrix_market(const std::string& path, const CsrMatrix<Scalar>& a);
 
-extern template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&);
-extern template CsrMatrix<double> read_matrix_market<double>(const std::string&,
-                                                             const ReadOptions&);
+extern template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&,
+                                                           ReadReport*);
+extern template CsrMatrix<double> read_matrix_market<double>(const std::string&, const ReadOptions&,
+                                                             ReadReport*);
 extern template void write_matrix_market<float>(const std::string&, const CsrMatrix<float>&);
 extern template void write_matrix_market<double>(const std::string&, const CsrMatrix<double>&);
 

@@ -1,9 +1,13 @@
 #include "kspmv/io/text_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -21,63 +25,89 @@ std::string system_message() {
   return std::error_code(errno, std::generic_category()).message();
 }
 
-bool has_gzip_magic(std::FILE* f) {
-  unsigned char magic[2] = {0, 0};
-  const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  std::rewind(f);
-  return gz;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+// The file `path` names once symbolic links are followed (the link itself is kept).
+std::filesystem::path resolve_links(std::filesystem::path p) {
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(p); ++hops) {
+    const std::filesystem::path to = std::filesystem::read_symlink(p);
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p;
+}
+
+// Creates a new, empty file beside `target` (mode 0666 less the umask) and names it in `temp`.
+int create_temp_beside(const std::filesystem::path& target, std::string& temp) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    static std::atomic<unsigned> counter{0};
+    std::filesystem::path p = target;
+    p.replace_filename("." + target.filename().string() + ".tmp" + std::to_string(getpid()) + "_" +
+                       std::to_string(counter++));
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) {
+      temp = p.string();
+      return fd;
+    }
+  }
+  return -1;
+}
 }  // namespace
+
+std::string display_name(const std::string& path, bool output) {
+  return path != "-" ? path : output ? "<stdout>" : "<stdin>";
+}
 
 // ---- LineReader -------------------------------------------------------------------------------
 
 LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, bool progress)
-    : path_(path), buf_(new char[chunk_bytes]), capacity_(chunk_bytes) {
-  plain_ = std::fopen(path.c_str(), "rb");
-  if (!plain_) throw ParseError(path_, 0, "cannot open file: " + system_message());
-  std::error_code ec;
-  file_bytes_ = std::filesystem::file_size(path, ec);
-  if (ec) file_bytes_ = 0;
-  if (has_gzip_magic(plain_)) {
-    std::fclose(plain_);
-    plain_ = nullptr;
-    gz_ = gzopen(path.c_str(), "rb");
-    if (!gz_) throw ParseError(path_, 0, "cannot open gzip file: " + system_message());
-    gzbuffer(gz_, kZlibBuffer);
-  } else {
-    std::setvbuf(plain_, nullptr, _IONBF, 0);  // we read in large chunks ourselves
+    : path_(display_name(path, false)) {
+  const int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ParseError(path_, 0, "cannot open file: " + system_message());
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = std::uint64_t(st.st_size);
+  // zlib reads gzip data and passes anything else through, so no rewind is needed.
+  gz_ = gzdopen(fd, "rb");
+  if (!gz_) {
+    ::close(fd);
+    throw ParseError(path_, 0, "cannot open file: " + system_message());
   }
+  // Large buffers for large files only; room for the longest line and its '\n' in any case.
+  const bool small = file_bytes_ > 0 && file_bytes_ < chunk_bytes;
+  if (!small) gzbuffer(gz_, kZlibBuffer);
+  capacity_ = std::max(small ? std::size_t(file_bytes_) : chunk_bytes, kMaxLineBytes + 2);
+  buf_.reset(new char[capacity_]);
   progress_ = progress && file_bytes_ > kProgressMinBytes && isatty(STDERR_FILENO);
   start_ = last_shown_ = std::chrono::steady_clock::now();
 }
 
 LineReader::~LineReader() {
   if (progress_ && last_shown_ != start_) std::fputc('\n', stderr);
-  if (plain_) std::fclose(plain_);
-  if (gz_) gzclose(gz_);
+  gzclose(gz_);
 }
 
 std::size_t LineReader::read_some(char* dst, std::size_t n) {
-  if (plain_) {
-    const std::size_t got = std::fread(dst, 1, n, plain_);
-    if (got < n && std::ferror(plain_))
-      throw ParseError(path_, line_ + 1, "read error: " + system_message());
-    plain_read_ += got;
-    return got;
-  }
   const int got = gzread(gz_, dst, static_cast<unsigned>(std::min(n, kMaxGzRead)));
   int code = Z_OK;
   const char* message = gzerror(gz_, &code);
+  if (got < 0 && code == Z_ERRNO)
+    throw ParseError(path_, line_ + 1, "read error: " + system_message());
   if (got < 0) throw ParseError(path_, line_ + 1, std::string("corrupt gzip data: ") + message);
   // zlib reports a stream that stops before its end as Z_BUF_ERROR and returns 0 bytes.
   if (got == 0 && code == Z_BUF_ERROR)
     throw ParseError(path_, line_ + 1, "truncated gzip file (compressed data ends early)");
   return static_cast<std::size_t>(got);
+}
+
+std::string_view LineReader::long_line(std::string_view line, long number) const {
+  const std::size_t first = line.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos || line[first] != '%')
+    throw ParseError(
+        path_, number,
+        "line longer than " + std::to_string(kMaxLineBytes) + " bytes (not a Matrix Market file?)");
+  return line.substr(0, kMaxLineBytes);
 }
 
 bool LineReader::refill() {
@@ -92,31 +122,30 @@ bool LineReader::refill() {
         if (progress_) show_progress(true);
         return false;
       }
-      // The last line has no '\n': give it one.
-      if (data_end_ == capacity_) {
-        std::unique_ptr<char[]> bigger(new char[capacity_ + 1]);
-        std::memcpy(bigger.get(), buf_.get(), data_end_);
-        buf_ = std::move(bigger);
-        ++capacity_;
-      }
-      buf_[data_end_++] = '\n';
+      buf_[data_end_++] = '\n';  // the last line has no '\n': give it one (capacity_ has room)
       lines_end_ = data_end_;
       return true;
     }
-    if (data_end_ == capacity_) {  // a line longer than the buffer
-      std::unique_ptr<char[]> bigger(new char[2 * capacity_]);
-      std::memcpy(bigger.get(), buf_.get(), data_end_);
-      buf_ = std::move(bigger);
-      capacity_ *= 2;
+    if (data_end_ == capacity_) {  // an unfinished line fills the buffer: a long comment
+      long_line(std::string_view(buf_.get(), data_end_), line_ + 1);
+      data_end_ = kMaxLineBytes;
+      skipping_ = true;
     }
-    const std::size_t got = read_some(buf_.get() + data_end_, capacity_ - data_end_);
+    char* const fresh = buf_.get() + data_end_;
+    std::size_t got = read_some(fresh, capacity_ - data_end_);
     if (got == 0) {
       eof_ = true;
       continue;
     }
-    const std::size_t old_end = data_end_;
+    if (skipping_) {  // drop the comment up to its '\n'
+      const char* nl = static_cast<const char*>(std::memchr(fresh, '\n', got));
+      if (nl == nullptr) continue;
+      got -= static_cast<std::size_t>(nl - fresh);
+      std::memmove(fresh, nl, got);
+      skipping_ = false;
+    }
     data_end_ += got;
-    for (std::size_t k = data_end_; k > old_end; --k) {  // the tail held no '\n'
+    for (std::size_t k = data_end_; k > data_end_ - got; --k) {  // the tail held no '\n'
       if (buf_[k - 1] == '\n') {
         lines_end_ = k;
         if (progress_) show_progress(false);
@@ -130,7 +159,7 @@ void LineReader::show_progress(bool done) {
   const auto now = std::chrono::steady_clock::now();
   if (!done && now - last_shown_ < std::chrono::milliseconds(200)) return;
   last_shown_ = now;
-  const double consumed = plain_ ? double(plain_read_) : double(gzoffset(gz_));
+  const double consumed = double(gzoffset(gz_));
   const double seconds = std::chrono::duration<double>(now - start_).count();
   std::fprintf(stderr, "\rreading %s: %3.0f%% (%.0f MB/s)", path_.c_str(),
                100.0 * consumed / double(file_bytes_),
@@ -141,21 +170,34 @@ void LineReader::show_progress(bool done) {
 // ---- TextWriter -------------------------------------------------------------------------------
 
 TextWriter::TextWriter(const std::string& path)
-    : path_(path), buf_(new char[kWriteBuffer]), capacity_(kWriteBuffer) {
-  if (ends_with(path, ".gz")) {
-    gz_ = gzopen(path.c_str(), "wb6");
-    if (gz_) gzbuffer(gz_, kZlibBuffer);
+    : path_(display_name(path, true)), buf_(new char[kWriteBuffer]), capacity_(kWriteBuffer) {
+  struct stat st {};
+  const bool exists = path != "-" && ::stat(path.c_str(), &st) == 0;
+  if (path == "-") {
+    fd_ = ::dup(STDOUT_FILENO);
+  } else if (exists && !S_ISREG(st.st_mode)) {  // a pipe or a device: no file to replace
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   } else {
-    plain_ = std::fopen(path.c_str(), "wb");
+    target_ = resolve_links(path).string();
+    fd_ = create_temp_beside(target_, temp_);
+    if (fd_ >= 0 && exists) ::fchmod(fd_, st.st_mode & 07777);  // the replaced file's mode
   }
-  if (!plain_ && !gz_) throw Error(path_ + ": cannot create file: " + system_message());
+  if (fd_ < 0) throw Error(path_ + ": cannot create file: " + system_message());
+  if (ends_with(path, ".gz")) {
+    const int gz_fd = ::dup(fd_);
+    gz_ = gz_fd >= 0 ? gzdopen(gz_fd, "wb6") : nullptr;
+    if (!gz_) {
+      if (gz_fd >= 0) ::close(gz_fd);
+      fail("cannot start gzip compression");
+    }
+    gzbuffer(gz_, kZlibBuffer);
+  }
 }
 
 TextWriter::~TextWriter() {
-  if (!plain_ && !gz_) return;
-  if (plain_) std::fclose(plain_);
   if (gz_) gzclose(gz_);
-  std::remove(path_.c_str());
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void TextWriter::fail(const std::string& what) {
@@ -164,31 +206,38 @@ void TextWriter::fail(const std::string& what) {
 
 void TextWriter::flush() {
   if (used_ == 0) return;
-  if (plain_) {
-    if (std::fwrite(buf_.get(), 1, used_, plain_) != used_) fail(system_message());
-  } else if (gzwrite(gz_, buf_.get(), static_cast<unsigned>(used_)) != int(used_)) {
-    int code = Z_OK;
-    fail(gzerror(gz_, &code));
+  if (gz_) {
+    if (gzwrite(gz_, buf_.get(), static_cast<unsigned>(used_)) != int(used_)) {
+      int code = Z_OK;
+      const char* message = gzerror(gz_, &code);
+      fail(code == Z_ERRNO ? system_message() : message);
+    }
+  } else {
+    for (std::size_t done = 0; done < used_;) {
+      const ssize_t n = ::write(fd_, buf_.get() + done, used_ - done);
+      if (n < 0 && errno != EINTR) fail(system_message());
+      if (n > 0) done += static_cast<std::size_t>(n);
+    }
   }
   used_ = 0;
 }
 
 void TextWriter::close() {
   flush();
-  if (plain_) {
-    const int rc = std::fclose(plain_);
-    plain_ = nullptr;
-    if (rc != 0) {
-      std::remove(path_.c_str());
-      fail(system_message());
-    }
-  } else {
+  if (gz_) {
     const int rc = gzclose(gz_);
     gz_ = nullptr;
-    if (rc != Z_OK) {
-      std::remove(path_.c_str());
-      fail("gzclose failed with code " + std::to_string(rc));
-    }
+    if (rc != Z_OK)
+      fail(rc == Z_ERRNO ? system_message() : "gzclose failed, code " + std::to_string(rc));
+  }
+  // A regular file reaches the disk before it takes the target's name.
+  if (!temp_.empty() && ::fsync(fd_) != 0) fail(system_message());
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(system_message());
+  if (!temp_.empty()) {
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) fail(system_message());
+    temp_.clear();
   }
 }
 

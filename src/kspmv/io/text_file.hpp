@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -16,18 +15,26 @@ struct gzFile_s;  // zlib's gzFile is `gzFile_s*`
 
 namespace kspmv::io::detail {
 
+// The longest line read; a longer one is a ParseError, unless it is a comment (its first
+// non-blank character is '%'): that is cut to this length and the rest skipped.
+constexpr std::size_t kMaxLineBytes = std::size_t(1) << 20;
+
+// How a path is named in messages: "-" is standard input or output.
+std::string display_name(const std::string& path, bool output);
+
 class LineReader {
  public:
-  // Opens `path`; gzip is recognized by its magic bytes, whatever the name. `chunk_bytes` is the
-  // size of one read. With `progress`, files over 50 MB show a progress line on stderr when
-  // stderr is a terminal. Throws ParseError(path, 0, ...) when the file cannot be opened.
+  // Opens `path` ("-": standard input); gzip is recognized by its magic bytes, whatever the
+  // name, on a pipe as well. `chunk_bytes` is the size of one read. With `progress`, files over
+  // 50 MB show a progress line on stderr when stderr is a terminal. Throws ParseError(path, 0,
+  // ...) when the file cannot be opened.
   LineReader(const std::string& path, std::size_t chunk_bytes, bool progress);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
   // The next line without its '\n'; false at the end of the file. Throws ParseError on a read
-  // error, corrupt or truncated gzip data.
+  // error, corrupt or truncated gzip data, or a line longer than kMaxLineBytes.
   bool next(std::string_view& line) {
     if (pos_ == lines_end_ && !refill()) return false;
     const char* b = buf_.get() + pos_;
@@ -36,32 +43,32 @@ class LineReader {
     line = std::string_view(b, static_cast<std::size_t>(nl - b));
     pos_ = static_cast<std::size_t>(nl + 1 - buf_.get());
     ++line_;
+    if (line.size() > kMaxLineBytes) line = long_line(line, line_);
     return true;
   }
 
   // 1-based number of the line last returned by next() (0 before the first).
   long line_number() const { return line_; }
+  // The path as messages name it ("<stdin>" for "-").
   const std::string& path() const { return path_; }
-  bool is_gzip() const { return gz_ != nullptr; }
-  // Size of the file on disk (the compressed size for gzip).
-  std::uint64_t file_bytes() const { return file_bytes_; }
 
  private:
   bool refill();
   std::size_t read_some(char* dst, std::size_t n);
+  // `line` (number `number`) cut to kMaxLineBytes when it is a comment; else throws ParseError.
+  std::string_view long_line(std::string_view line, long number) const;
   void show_progress(bool done);
 
   std::string path_;
-  std::FILE* plain_ = nullptr;
   gzFile_s* gz_ = nullptr;
-  std::uint64_t file_bytes_ = 0;
-  std::uint64_t plain_read_ = 0;
+  std::uint64_t file_bytes_ = 0;  // of a regular file (compressed size for gzip), else 0
   std::unique_ptr<char[]> buf_;
   std::size_t capacity_ = 0;
   std::size_t pos_ = 0;        // next unread byte
   std::size_t lines_end_ = 0;  // one past the last '\n' in the buffer
   std::size_t data_end_ = 0;   // one past the last byte read
   bool eof_ = false;
+  bool skipping_ = false;  // dropping the rest of a long comment line
   long line_ = 0;
   bool progress_ = false;
   std::chrono::steady_clock::time_point start_, last_shown_;
@@ -69,9 +76,14 @@ class LineReader {
 
 class TextWriter {
  public:
-  // Creates `path`, gzip-compressed when it ends in ".gz". Throws kspmv::Error if it cannot.
+  // Writes `path`, gzip-compressed when it ends in ".gz"; "-" is standard output. A regular
+  // file (or a new one) is written to a temporary file beside it (beside the file a symbolic
+  // link points to) that replaces it only on a successful close(): a failure leaves the old
+  // file as it was. Anything else (a pipe, a device) is written in place. Throws kspmv::Error if
+  // it cannot.
   explicit TextWriter(const std::string& path);
-  // Without a successful close() (an exception on the way), the partial file is removed.
+  // Without a successful close() (an exception on the way), the temporary file is removed;
+  // nothing else is.
   ~TextWriter();
   TextWriter(const TextWriter&) = delete;
   TextWriter& operator=(const TextWriter&) = delete;
@@ -84,15 +96,18 @@ class TextWriter {
   void commit(char* end) { used_ = static_cast<std::size_t>(end - buf_.get()); }
   void write(std::string_view s) { commit(std::copy(s.begin(), s.end(), space(s.size()))); }
 
-  // Flushes and closes; throws kspmv::Error on a write error.
+  // Flushes, closes and (for a regular file) renames the temporary file over the target;
+  // throws kspmv::Error on a write error.
   void close();
 
  private:
   void flush();
   [[noreturn]] void fail(const std::string& what);
 
-  std::string path_;
-  std::FILE* plain_ = nullptr;
+  std::string path_;    // as messages name it
+  std::string target_;  // the file replaced on close(); empty when writing in place
+  std::string temp_;    // the temporary file while it exists
+  int fd_ = -1;
   gzFile_s* gz_ = nullptr;
   std::unique_ptr<char[]> buf_;
   std::size_t capacity_ = 0;
