@@ -367,6 +367,18 @@ TEST(GenSpec, SpecsTooLargeForMemoryAreRefusedBeforeAnyWork) {
   }
 }
 
+// Found by the spec fuzzer (signed overflow in the size checks): refused with the reason.
+TEST(GenSpec, SizesThatOverflowTheChecksAreRefusedCleanly) {
+  try {
+    (void)from_spec<double>("stencil7:n=2.7e7");
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("n must be in [0, 1290]"), std::string::npos) << e.what();
+  }
+  const MemoryLimit limit(double(1 << 30));
+  EXPECT_THROW((void)from_spec<double>("fullchip:rows=2147483647"), MemoryError);
+}
+
 TEST(GenSpec, DecimalNumbersAreReadExactly) {
   // Every integer of 100..9999, and every 7th up to 99999, as d.ddd...eK (1.1e2 is 110).
   for (int v = 100; v < 100000; v += v < 10000 ? 1 : 7) {

@@ -17,7 +17,7 @@ constexpr Offset kMaxRows = std::numeric_limits<Ordinal>::max();
 template <class S>
 CsrMatrix<S> stencil3d(Ordinal n, bool full, const char* name) {
   require(
-      n >= 0 && Offset(n) * n * n <= kMaxRows, name,
+      n >= 0 && double(n) * n * n <= double(kMaxRows), name,
       "n must be in [0, 1290] so that n^3 rows fit a 32-bit index (got " + std::to_string(n) + ")");
   const Offset nn = Offset(n) * n;
   const double side = 3.0 * n - 2;  // non-zeros: 27-point (3n-2)^3, 7-point 7n^3 - 6n^2
