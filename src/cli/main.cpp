@@ -1,6 +1,9 @@
 // kspmv command-line tool: dispatch, Kokkos set-up and the one place errors become exit codes
 // (0 success, 1 a wrong result, 2 bad input: one line on stderr, never a stack trace).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -29,8 +32,8 @@ void print_overview(std::ostream& out) {
     out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
   }
   out << "  help      show this list, or 'kspmv help COMMAND' for the options of one\n\n"
-         "Kokkos options (--kokkos-...) are passed to Kokkos. Exit status: 0 success, 1 a wrong\n"
-         "result, 2 bad input.\n";
+         "Kokkos options (--kokkos-...) are passed to Kokkos; its warnings are shown with\n"
+         "KOKKOS_DISABLE_WARNINGS=0. Exit status: 0 success, 1 a wrong result, 2 bad input.\n";
 }
 
 const Command* find_command(const std::vector<Command>& all, const std::string& name) {
@@ -82,6 +85,15 @@ int run(int argc, char** argv) {
     std::cout << kspmv::cli::command_help(*command);
     return 0;
   }
+  // Kokkos' warnings (OpenMP's four lines on OMP_PROC_BIND on every run) would break the one-line
+  // stderr promise: off unless the user chose with KOKKOS_DISABLE_WARNINGS or the option.
+  static char disable_warnings[] = "--kokkos-disable-warnings";
+  const bool user_chose =
+      std::getenv("KOKKOS_DISABLE_WARNINGS") != nullptr ||
+      std::any_of(kokkos_argv.begin() + 1, kokkos_argv.end(), [](const char* a) {
+        return std::strncmp(a, disable_warnings, sizeof disable_warnings - 1) == 0;
+      });
+  if (!user_chose) kokkos_argv.push_back(disable_warnings);
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
