@@ -50,22 +50,66 @@ function(kspmv_repair_kokkos_target target fallback_dirs)
   endif()
 endfunction()
 
-# Optional Kokkos Kernels; defines the target kspmv_kokkoskernels when found.
+# Optional Kokkos Kernels; defines the target kspmv_kokkoskernels when found. Kokkos Kernels is
+# used only when its major.minor version is the Kokkos one: another installation (Debian's
+# Trilinos beside a Kokkos 4 build) includes headers of its own Kokkos version and does not compile.
 function(kspmv_find_kokkos_kernels out_found)
+  set(${out_found} FALSE PARENT_SCOPE)
   find_package(KokkosKernels QUIET)
   set(_tgt "")
   if(TARGET Kokkos::kokkoskernels)
     set(_tgt Kokkos::kokkoskernels)
   elseif(TARGET trilinos_kokkoskernels)
     set(_tgt trilinos_kokkoskernels)
+  endif()
+  if(NOT _tgt)
+    return()
+  endif()
+  kspmv_kokkos_kernels_version(_kk_version)
+  kspmv_major_minor("${_kk_version}" _kk_mm)
+  kspmv_major_minor("${Kokkos_VERSION}" _kokkos_mm)
+  if(NOT _kk_mm STREQUAL _kokkos_mm)
+    message(STATUS "kspmv: not using the Kokkos Kernels in ${KokkosKernels_DIR}: its version "
+                   "'${_kk_version}' does not go with the Kokkos ${Kokkos_VERSION} found")
+    return()
+  endif()
+  if(_tgt STREQUAL "trilinos_kokkoskernels")
     set_property(TARGET trilinos_kokkoskernels APPEND PROPERTY INTERFACE_INCLUDE_DIRECTORIES
                                                                "${KokkosKernels_INCLUDE_DIRS}")
   endif()
-  if(_tgt)
-    add_library(kspmv_kokkoskernels INTERFACE IMPORTED GLOBAL)
-    target_link_libraries(kspmv_kokkoskernels INTERFACE ${_tgt} Kokkos::kokkos)
-    set(${out_found} TRUE PARENT_SCOPE)
-  else()
-    set(${out_found} FALSE PARENT_SCOPE)
+  add_library(kspmv_kokkoskernels INTERFACE IMPORTED GLOBAL)
+  target_link_libraries(kspmv_kokkoskernels INTERFACE ${_tgt} Kokkos::kokkos)
+  set(${out_found} TRUE PARENT_SCOPE)
+endfunction()
+
+# The version of the Kokkos Kernels just found: its package version, or for Trilinos' build (which
+# has no version file) the version of the Kokkos it was built with, from KokkosCore_config.h beside
+# its headers. Empty when neither is known.
+function(kspmv_kokkos_kernels_version out)
+  set(_version "${KokkosKernels_VERSION}")
+  if(NOT _version)
+    find_file(_kspmv_kk_core_config KokkosCore_config.h PATHS ${KokkosKernels_INCLUDE_DIRS}
+              NO_DEFAULT_PATH NO_CACHE)
+    if(_kspmv_kk_core_config)
+      file(STRINGS "${_kspmv_kk_core_config}" _line REGEX "^#define KOKKOS_VERSION [0-9]+")
+      if(_line MATCHES "([0-9]+)$")
+        math(EXPR _major "${CMAKE_MATCH_1} / 10000")
+        math(EXPR _minor "${CMAKE_MATCH_1} / 100 % 100")
+        math(EXPR _patch "${CMAKE_MATCH_1} % 100")
+        set(_version "${_major}.${_minor}.${_patch}")
+      endif()
+    endif()
   endif()
+  set(${out} "${_version}" PARENT_SCOPE)
+endfunction()
+
+# "major.minor" of a version string ("4.6.1" -> "4.6"); empty when it has no minor number.
+function(kspmv_major_minor version out)
+  set(_mm "")
+  if(version MATCHES "^([0-9]+)\\.([0-9]+)")
+    math(EXPR _major "${CMAKE_MATCH_1}")  # "3.04" and "3.4" are the same version
+    math(EXPR _minor "${CMAKE_MATCH_2}")
+    set(_mm "${_major}.${_minor}")
+  endif()
+  set(${out} "${_mm}" PARENT_SCOPE)
 endfunction()

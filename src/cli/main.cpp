@@ -25,8 +25,8 @@ void print_overview(std::ostream& out) {
     out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
   }
   out << "  help      show this list, or 'kspmv help COMMAND' for the options of one\n\n"
-         "Kokkos options (--kokkos-...) are passed to Kokkos. Exit status: 0 success, 1 a wrong\n"
-         "result, 2 bad input.\n";
+         "Kokkos options (--kokkos-...) are passed to Kokkos; its warnings are shown with\n"
+         "KOKKOS_DISABLE_WARNINGS=0. Exit status: 0 success, 1 a wrong result, 2 bad input.\n";
 }
 
 const Command* find_command(const std::vector<Command>& all, const std::string& name) {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <new>
@@ -203,6 +204,15 @@ int run_command(const Command& command, const std::vector<std::string>& args, in
   }
   std::vector<char*> kokkos_argv = {argv[0]};
   std::copy_if(argv + 1, argv + argc, std::back_inserter(kokkos_argv), is_kokkos_option);
+  // Kokkos' warnings (OpenMP's four lines on OMP_PROC_BIND on every run) would break the one-line
+  // stderr promise: off unless the user chose with KOKKOS_DISABLE_WARNINGS or the option.
+  static char disable_warnings[] = "--kokkos-disable-warnings";
+  const bool user_chose =
+      std::getenv("KOKKOS_DISABLE_WARNINGS") != nullptr ||
+      std::any_of(kokkos_argv.begin() + 1, kokkos_argv.end(), [](const char* a) {
+        return std::strncmp(a, disable_warnings, sizeof disable_warnings - 1) == 0;
+      });
+  if (!user_chose) kokkos_argv.push_back(disable_warnings);
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
