@@ -34,6 +34,13 @@ bool on_devices(const KernelInfo& row) {
   return row.multi_device;
 }
 
+// Whether a row of `backend` satisfies `keep`.
+bool any_row(Backend backend, bool (*keep)(const KernelInfo&)) {
+  for (const auto& row : kernel_registry())
+    if (row.backend == backend && keep(row)) return true;
+  return false;
+}
+
 // "csr, coo, ..." of the rows of a backend that `keep` accepts, for error messages.
 std::string names_of(Backend backend, bool (*keep)(const KernelInfo&)) {
   std::string names;
@@ -92,7 +99,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
                            ")");
   }
   const KernelInfo* row = find_kernel(o.backend, o.kernel);  // null for Auto
-  const bool streams = row ? is_streamed(*row) : names_of(o.backend, is_streamed) != "none";
+  const bool streams = row ? is_streamed(*row) : any_row(o.backend, is_streamed);
   if (o.residency == Residency::Streamed && !streams)
     throw UnsupportedError("the " + backend + " backend streams the matrix with kernels: " +
                            names_of(o.backend, is_streamed) + " (not '" + to_string(o.kernel) +
