@@ -113,9 +113,11 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
                               a.ncols};
     auto op = cuda::make_operator(host, o);
     for (int i = 0; i < 8 * cuda::kAutotuneTrials; ++i)  // more than the candidates need
-      op->apply_device(S(1), dx.data(), S(0), dy.data());
+      op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
+    op->synchronize();
     KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
-    op->apply_device(S(1), dx.data(), S(0), dy.data());
+    op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
+    op->synchronize();
     std::vector<S> y(a.nrows);
     dy.download(y.data());
     r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
@@ -124,7 +126,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     // rounds: the operator must add nothing beyond noise.
     const auto kept = cuda::make_device_spmv(op->kernel(), d, host);
     const auto times =
-        time_interleaved_ms({[&] { op->apply_device(S(1), dx.data(), S(0), dy.data()); },
+        time_interleaved_ms({[&] { op->apply_device(S(1), dx.data(), S(0), dy.data(), stream); },
                              [&] { kept->run(S(1), dx.data(), S(0), dy.data(), stream); }},
                             stream, args.reps);
     r.ms = times[0];

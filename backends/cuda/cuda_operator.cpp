@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cuda/csr_vector.hpp"
+#include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/cusparse_spmv.hpp"
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
@@ -122,11 +123,20 @@ void check_device_pointer(const void* p, int device, const char* name) {
 // Everything that lives on the operator's device, created and freed with that device current.
 template <class Scalar>
 struct Resources {
-  Stream stream;
-  Event start, copied, done, ready{false};
-  std::shared_ptr<const DeviceCsr<Scalar>> a;
+  Stream stream;  // apply_host and update_values
+  Event start, copied, done;
+  std::shared_ptr<DeviceCsr<Scalar>> a;  // the resident CSR (null for kernels of their own layout)
   std::vector<std::unique_ptr<DeviceSpmv<Scalar>>> kernels;  // one, or the autotune candidates
-  DeviceBuffer<Scalar> x, y;                                 // apply_host staging, on first use
+  DeviceBuffer<Scalar> x, y;     // apply_host staging, on first use
+  DeviceBuffer<Scalar> values;   // update_values staging without a resident CSR, on first use
+};
+
+// The matrix a DeviceOperator is built from: host arrays (uploaded for the kernels that run on
+// the CSR), or a CSR already on the device with its row pointer read back for planning.
+template <class Scalar>
+struct Source {
+  CsrPointers<Scalar> host;              // row_ptr always; col and val unless device-only
+  std::shared_ptr<DeviceCsr<Scalar>> a;  // set when the matrix arrived on the device
 };
 
 // Resident: the matrix is uploaded once (DeviceCsr shared by the kernels). Streamed: it stays on
@@ -134,27 +144,40 @@ struct Resources {
 template <class Scalar>
 class DeviceOperator final : public OperatorImpl<Scalar> {
  public:
-  DeviceOperator(int device, const CsrPointers<Scalar>& host, const Options& o, bool streamed)
-      : device_(device), m_(host.m), n_(host.n) {
+  DeviceOperator(int device, const Source<Scalar>& src, const Options& o, bool streamed)
+      : device_(device),
+        m_(src.host.m),
+        n_(src.host.n),
+        nnz_(src.host.m > 0 ? src.host.row_ptr[src.host.m] : 0),
+        device_sourced_(src.a != nullptr) {
     const auto t0 = Clock::now();
     DeviceGuard guard(device_);
     r_ = std::make_unique<Resources<Scalar>>();
+    r_->a = src.a;
+    const CsrPointers<Scalar>& host = src.host;
+    const bool device_only = src.a && host.col == nullptr;  // the entries are on the device only
     std::vector<const KernelRow<Scalar>*> chosen;
     if (streamed) {
       chosen.push_back(&kernel_row<Scalar>(Kernel::FullOverlap));
     } else if (o.kernel == Kernel::Auto && o.autotune) {
       for (const auto& row : kernel_table<Scalar>())
-        if (row.info.autotune && (!row.worth_timing || row.worth_timing(host)))
+        if (row.info.autotune && !(device_only && row.info.reads_host_entries) &&
+            (!row.worth_timing || row.worth_timing(host)))
           chosen.push_back(&row);
     } else {
-      const Kernel k = o.kernel == Kernel::Auto
-                           ? analysis::auto_kernel(
-                                 analysis::row_stats(host.row_ptr, host.m, host.n), sizeof(Scalar))
-                           : o.kernel;
+      Kernel k = o.kernel;
+      if (k == Kernel::Auto) {
+        k = analysis::auto_kernel(analysis::row_stats(host.row_ptr, host.m, host.n),
+                                  sizeof(Scalar));
+        // A matrix that arrived on the device stays there: CSR-Vector rather than a kernel that
+        // preprocesses the entries on the host.
+        if (device_only && kernel_row<Scalar>(k).info.reads_host_entries) k = Kernel::CsrVector;
+      }
       chosen.push_back(&kernel_row<Scalar>(k));
     }
-    if (std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; }))
-      r_->a = std::make_shared<const DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
+    const bool any_csr =
+        std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; });
+    if (any_csr && !r_->a) r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
     for (const auto* row : chosen)
       r_->kernels.push_back(row->make(row->uses_device_csr ? r_->a : nullptr, host));
     best_ms_.assign(r_->kernels.size(), std::numeric_limits<float>::infinity());
@@ -177,6 +200,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (r.x.size() < static_cast<std::size_t>(n_)) r.x = DeviceBuffer<Scalar>(n_);
     if (r.y.size() < static_cast<std::size_t>(m_)) r.y = DeviceBuffer<Scalar>(m_);
     const cudaStream_t s = r.stream.get();
+    after_last_apply(s);
     r.start.record(s);
     if (n_ > 0 && alpha != Scalar(0))
       KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.x.data(), x, r.x.bytes(), cudaMemcpyHostToDevice, s));
@@ -189,39 +213,99 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (m_ > 0)
       KSPMV_CUDA_CHECK(cudaMemcpyAsync(y, r.y.data(), r.y.bytes(), cudaMemcpyDeviceToHost, s));
     r.stream.synchronize();
+    pending_ = false;
     timings_.h2d_ms = r.copied.elapsed_since(r.start);
     timings_.kernel_ms = r.done.elapsed_since(r.copied);
     timings_.total_ms = ms_since(t0);
     record(k, static_cast<float>(timings_.kernel_ms));
   }
 
-  void apply_device(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) override {
-    const auto t0 = Clock::now();
+  // Enqueued on `stream` and left running: timings() and synchronize() wait for it. A stream
+  // being captured into a CUDA graph gets the kernels alone (no events to time them).
+  void apply_device(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y,
+                    DeviceStream stream) override {
     DeviceGuard guard(device_);
-    if (n_ > 0) check_device_pointer(x, device_, "x");
-    if (m_ > 0) check_device_pointer(y, device_, "y");
+    check_vectors(x, y);
     Resources<Scalar>& r = *r_;
-    const cudaStream_t s = r.stream.get();
-    // x and y may come from work on the legacy default stream: order after it.
-    r.ready.record(cudaStreamLegacy);
-    KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, r.ready.get(), 0));
-    r.start.record(s);
+    const cudaStream_t s = stream;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    KSPMV_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
+    const bool tuning = r.kernels.size() > 1;
+    if (capture != cudaStreamCaptureStatusNone && tuning)
+      throw UnsupportedError(
+          "apply: Kernel::Auto with autotune times its first applies; run them before "
+          "capturing a CUDA graph");
     const std::size_t k = pick();
+    if (capture != cudaStreamCaptureStatusNone) {
+      r.kernels[k]->run(alpha, x, beta, y, s);
+      return;
+    }
+    r.start.record(s);
     r.kernels[k]->run(alpha, x, beta, y, s);
     r.done.record(s);
-    r.stream.synchronize();
+    pending_ = true;
     timings_.h2d_ms = 0;
-    timings_.kernel_ms = r.done.elapsed_since(r.start);
-    timings_.total_ms = ms_since(t0);
-    record(k, static_cast<float>(timings_.kernel_ms));
+    if (tuning) record(k, finish_timing());
+  }
+
+  void update_values(const Scalar* values, bool device) override {
+    DeviceGuard guard(device_);
+    Resources<Scalar>& r = *r_;
+    const cudaStream_t s = r.stream.get();
+    after_last_apply(s);
+    const auto nnz = static_cast<std::size_t>(nnz_);
+    const cudaMemcpyKind kind = device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+    const Scalar* on_device = values;
+    if (r.a) {  // the kernels on the resident CSR read the new values there
+      if (nnz > 0)
+        KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.a->val.data(), values, nnz * sizeof(Scalar), kind, s));
+      on_device = r.a->val.data();
+    } else if (!device) {
+      if (r.values.size() < nnz) r.values = DeviceBuffer<Scalar>(nnz);
+      if (nnz > 0)
+        KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.values.data(), values, nnz * sizeof(Scalar), kind, s));
+      on_device = r.values.data();
+    }
+    for (auto& kernel : r.kernels) kernel->update_values(on_device, s);
+    r.stream.synchronize();
+  }
+
+  void synchronize() override {
+    if (pending_) r_->done.synchronize();
   }
 
   Kernel kernel() const override { return kernel_; }
-  Timings timings() const override { return timings_; }
+  Timings timings() const override {
+    if (pending_) {
+      timings_.kernel_ms = timings_.total_ms = finish_timing();
+    }
+    return timings_;
+  }
 
  private:
   // The kernel of this call: round robin over the candidates while autotuning.
   std::size_t pick() const { return r_->kernels.size() > 1 ? calls_ % r_->kernels.size() : 0; }
+
+  // Milliseconds of the last apply on a device stream, once it has finished.
+  float finish_timing() const {
+    r_->done.synchronize();
+    pending_ = false;
+    return r_->done.elapsed_since(r_->start);
+  }
+
+  // Orders work on `s` after the last apply on a caller's stream (its kernels' work buffers).
+  void after_last_apply(cudaStream_t s) const {
+    if (pending_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, r_->done.get(), 0));
+  }
+
+  // Vectors are checked when they change (the query costs more than a small SpMV's launch).
+  void check_vectors(const Scalar* x, const Scalar* y) {
+    if (x == checked_x_ && y == checked_y_) return;
+    if (n_ > 0) check_device_pointer(x, device_, "x");
+    if (m_ > 0) check_device_pointer(y, device_, "y");
+    checked_x_ = x;
+    checked_y_ = y;
+  }
 
   // Autotune bookkeeping: after kAutotuneTrials calls of every candidate, keep the fastest.
   void record(std::size_t k, float ms) {
@@ -232,18 +316,24 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const auto best = std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin();
     auto keep = std::move(r_->kernels[best]);
     r_->kernels.clear();  // the stream is idle: apply synchronized it
-    r_->a.reset();        // the kept kernel holds the uploaded matrix if it runs on it
     r_->kernels.push_back(std::move(keep));
     kernel_ = r_->kernels.front()->kernel();
+    if (!kernel_row<Scalar>(kernel_).uses_device_csr && !device_sourced_)
+      r_->a.reset();  // the kept kernel has a layout of its own
   }
 
   int device_;
   Ordinal m_, n_;
+  Offset nnz_;
+  bool device_sourced_;  // built from a CSR on the device: it stays there
   std::unique_ptr<Resources<Scalar>> r_;
   std::vector<float> best_ms_;
   std::size_t calls_ = 0;
   Kernel kernel_ = Kernel::Auto;
-  Timings timings_;
+  mutable Timings timings_;
+  mutable bool pending_ = false;  // an apply on a caller's stream has not been timed yet
+  const Scalar* checked_x_ = nullptr;
+  const Scalar* checked_y_ = nullptr;
 };
 
 }  // namespace
@@ -261,12 +351,43 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
         "'");
   }
   const int device = checked_device(options);
-  return std::make_unique<DeviceOperator<Scalar>>(device, host_matrix, options, streamed);
+  return std::make_unique<DeviceOperator<Scalar>>(device, Source<Scalar>{host_matrix, nullptr},
+                                                  options, streamed);
+}
+
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& arrays,
+                                                    const Options& options) {
+  const Kernel k = options.kernel;
+  if (options.residency == Residency::Streamed ||
+      (k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed))
+    throw UnsupportedError(
+        "cuda backend: a matrix in device memory stays resident; streaming takes a host matrix");
+  const int device = checked_device(options);
+  DeviceGuard guard(device);
+  auto a = std::make_shared<DeviceCsr<Scalar>>(adopt(arrays, options.validate));
+  const std::vector<Offset> row_ptr = download_row_ptr(*a);
+  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a};
+  std::vector<Ordinal> col;  // for a kernel that preprocesses the entries on the host
+  std::vector<Scalar> val;
+  if (k != Kernel::Auto && kernel_row<Scalar>(k).info.reads_host_entries) {
+    col.resize(a->nnz);
+    val.resize(a->nnz);
+    a->col.download(col.data());
+    a->val.download(val.data());
+    src.host.col = col.data();
+    src.host.val = val.data();
+  }
+  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, false);
 }
 
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<float>&,
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrPointers<double>&,
+                                                             const Options&);
+template std::unique_ptr<OperatorImpl<float>> make_operator(const DeviceCsrArrays<float>&,
+                                                            const Options&);
+template std::unique_ptr<OperatorImpl<double>> make_operator(const DeviceCsrArrays<double>&,
                                                              const Options&);
 template const std::vector<KernelRow<float>>& kernel_table();
 template const std::vector<KernelRow<double>>& kernel_table();

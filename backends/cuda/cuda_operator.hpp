@@ -45,8 +45,9 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 
 // Builds the CUDA execution of options.kernel on options.devices[0] (InvalidArgument for a
 // device id that does not exist). Resident kernels: the matrix is uploaded once and apply_host
-// copies x in (and y when beta != 0) and y out; apply_device works on vectors in the device's
-// memory, ordered after work on the legacy default stream, and returns when y is written.
+// copies x in (and y when beta != 0) and y out, on a stream of the operator, and returns when y
+// is written; apply_device enqueues the kernel on the caller's stream and returns (events time
+// it unless the stream is being captured; timings() and synchronize() wait for it).
 // Residency::Streamed (or a kernel whose row is Streamed): the matrix stays on the host and is
 // streamed on every apply (CSR-Full-Overlap).
 //
@@ -57,6 +58,12 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 // kernel() names the kernel of the last apply. Explicit kernels ignore autotune.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
+                                                    const Options& options);
+
+// The same for a matrix already in the memory of options.devices[0] (cuda::adopt): kernels that
+// run on the CSR use it there; Kernel::Auto picks among them.
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& device_matrix,
                                                     const Options& options);
 
 inline constexpr int kAutotuneTrials = 3;

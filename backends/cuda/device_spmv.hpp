@@ -37,6 +37,12 @@ class DeviceSpmv {
   // overwrites y (NaN included); alpha == 0 must not read A.
   virtual void run(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) = 0;
   virtual Kernel kernel() const = 0;
+  // New values in the CSR order of the matrix the kernel was built from, in device memory,
+  // enqueued on `stream`; the kernels on the shared DeviceCsr find them there already.
+  virtual void update_values(const Scalar* values, cudaStream_t stream) {
+    (void)values, (void)stream;
+    throw UnsupportedError("update_values: not implemented for this kernel");
+  }
   // Device memory this kernel holds beyond the shared DeviceCsr (formats, work buffers).
   virtual std::size_t extra_device_bytes() const { return 0; }
 };

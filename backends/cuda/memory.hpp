@@ -40,12 +40,25 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t n) : n_(n) {
     if (n > 0) p_ = static_cast<T*>(device_malloc(n * sizeof(T)));
   }
-  ~DeviceBuffer() { device_free(p_); }
+  // `n` elements at p, device memory that someone else owns and frees.
+  static DeviceBuffer borrow(T* p, std::size_t n) {
+    DeviceBuffer b;
+    b.p_ = p;
+    b.n_ = n;
+    b.owned_ = false;
+    return b;
+  }
+  ~DeviceBuffer() {
+    if (owned_) device_free(p_);
+  }
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+      : p_(std::exchange(o.p_, nullptr)),
+        n_(std::exchange(o.n_, 0)),
+        owned_(std::exchange(o.owned_, true)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
+    std::swap(owned_, o.owned_);
     return *this;
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -54,6 +67,7 @@ class DeviceBuffer {
   T* data() const { return p_; }
   std::size_t size() const { return n_; }
   std::size_t bytes() const { return n_ * sizeof(T); }
+  bool owned() const { return owned_; }
 
   // Synchronous copies of `n` elements (all by default); see copy_to_device.
   void upload(const T* host, std::size_t n) { copy_to_device(p_, host, n * sizeof(T)); }
@@ -66,6 +80,7 @@ class DeviceBuffer {
  private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
+  bool owned_ = true;
 };
 
 // A device copy of a host vector (synchronous).

@@ -50,6 +50,21 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     if (!candidates_.empty()) tune(slowest);
   }
 
+  // Device vectors (on the first device) pass through host memory: the executor's exchange
+  // starts from host vectors. Ordered after `stream`; returns when y is written.
+  void apply_device(S alpha, const S* x, S beta, S* y, DeviceStream stream) override {
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+    hx_.resize(host_.n);
+    hy_.resize(host_.m);
+    const auto get = [](S* dst, const S* src, std::size_t n) {
+      if (n) KSPMV_CUDA_CHECK(cudaMemcpy(dst, src, n * sizeof(S), cudaMemcpyDefault));
+    };
+    if (alpha != S(0)) get(hx_.data(), x, hx_.size());
+    if (beta != S(0)) get(hy_.data(), y, hy_.size());
+    apply_host(alpha, hx_.data(), beta, hy_.data());
+    get(y, hy_.data(), hy_.size());
+  }
+
   Kernel kernel() const override { return current_->block_kernels().front(); }
   Timings timings() const override { return timings_; }
 
@@ -90,6 +105,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
   int trials_ = 0;
   double best_ms_ = std::numeric_limits<double>::infinity();
   std::unique_ptr<MultiDeviceSpmv<S>> current_, best_;
+  std::vector<S> hx_, hy_;  // apply_device's host copies
   Timings timings_;
 };
 

@@ -14,7 +14,7 @@ namespace kspmv::cuda {
 // candidates of part::tuning_candidates in turn, kPartitionTuneTrials applies each (the last one
 // timed by the slowest device's events); afterwards the fastest is kept and the others are freed
 // (at most two executors exist at a time). `host` must stay valid until then: `keep_alive` owns
-// it and is released when tuning ends. apply_device is not supported (use MultiDeviceSpmv).
+// it and is released when tuning ends. apply_device copies device vectors through host memory.
 // timings(): per device kernel / exchange / total, total_ms the whole host-vector apply.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_multi_operator(const CsrPointers<Scalar>& host,

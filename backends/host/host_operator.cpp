@@ -27,7 +27,7 @@ class FormatOperator final : public OperatorImpl<Scalar> {
   void apply_host(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) override {
     Kokkos::Timer timer;
     spmv(alpha, format_, x, beta, y);
-    Kokkos::fence();
+    HostExecSpace().fence();
     timings_.kernel_ms = timings_.total_ms = timer.seconds() * 1e3;
   }
   Kernel kernel() const override { return kernel_; }

@@ -1,41 +1,49 @@
 #include "kspmv/operator.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/formats/convert.hpp"
 #include "kspmv/registry.hpp"
 #include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
 
 namespace kspmv {
 
-template <class Scalar>
-Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
-    : options_(std::move(options)), nrows_(a.nrows), ncols_(a.ncols) {
-  if (options_.devices == std::vector<int>{kAllDevices}) {
-    const int count = options_.backend == Backend::Host ? 1 : cuda_device_count();
-    if (count == 0) throw InvalidArgument("Operator: devices 'all' but no CUDA device is present");
-    options_.devices.clear();
-    for (int d = 0; d < count; ++d) options_.devices.push_back(d);
-  }
-  // Every option is checked, whatever the others are (the partition and exchange names too,
-  // although one device uses neither).
-  part::parse_scheme(options_.partition);
-  part::parse_exchange(options_.exchange);
-  if (options_.validate) a.validate();
-  impl_ = detail::make_operator_impl(a, options_);
+namespace detail {
+
+void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std::size_t values) {
+  constexpr auto kMax = static_cast<std::size_t>(std::numeric_limits<Ordinal>::max());
+  if (rows > kMax || ncols < 0)
+    throw InvalidArgument("Operator: " + std::to_string(rows) + " x " + std::to_string(ncols) +
+                          " is not a matrix kspmv can index (rows and columns in [0, 2^31))");
+  if (entries != values)
+    throw InvalidArgument("Operator: " + std::to_string(entries) + " column indices but " +
+                          std::to_string(values) + " values");
 }
 
-template <class Scalar>
-OperatorImpl<Scalar>& Operator<Scalar>::impl() const {
-  if (!impl_) throw InvalidArgument("Operator: used after it was moved from");
-  return *impl_;
-}
+}  // namespace detail
 
 namespace {
-// Throws InvalidArgument when x[0, nx) and y[0, ny) share memory: the kernels read x while they
-// write y.
+
+// Resolves Options::devices = {kAllDevices} and checks every option, whatever the others are
+// (the partition and exchange names too, although one device uses neither).
+void resolve(Options& o) {
+  if (o.devices == std::vector<int>{kAllDevices}) {
+    const int count = o.backend == Backend::Host ? 1 : cuda_device_count();
+    if (count == 0) throw InvalidArgument("Operator: devices 'all' but no CUDA device is present");
+    o.devices.clear();
+    for (int d = 0; d < count; ++d) o.devices.push_back(d);
+  }
+  part::parse_scheme(o.partition);
+  part::parse_exchange(o.exchange);
+}
+
+// Throws InvalidArgument when the k columns of x and of y share memory: the kernels read x
+// while they write y.
 template <class Scalar>
 void check_no_alias(const Scalar* x, std::size_t nx, const Scalar* y, std::size_t ny) {
   if (nx == 0 || ny == 0) return;
@@ -45,7 +53,66 @@ void check_no_alias(const Scalar* x, std::size_t nx, const Scalar* y, std::size_
         "apply: x and y overlap in memory; y = alpha*A*x + beta*y needs them "
         "apart");
 }
+
 }  // namespace
+
+template <class Scalar>
+Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
+    : options_(std::move(options)) {
+  init(a);
+}
+
+template <class Scalar>
+Operator<Scalar>::Operator(const DeviceCsrArrays<Scalar>& a, Options options)
+    : options_(std::move(options)) {
+  detail::check_csr_extents(static_cast<std::size_t>(std::max<Ordinal>(a.m, 0)), a.n, a.nnz,
+                            a.nnz);
+  if (a.m < 0) throw InvalidArgument("Operator: negative row count");
+  init_device(a);
+}
+
+template <class Scalar>
+void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
+  resolve(options_);
+  nrows_ = a.nrows;
+  ncols_ = a.ncols;
+  if (options_.validate) a.validate();
+  nnz_ = static_cast<std::size_t>(a.nnz());
+  impl_ = detail::make_operator_impl(a, options_);
+  source_ = a;  // shared: Mode::Transpose builds from it
+}
+
+template <class Scalar>
+void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
+  resolve(options_);
+  nrows_ = a.m;
+  ncols_ = a.n;
+  nnz_ = a.nnz;
+  impl_ = detail::make_operator_impl(a, options_);
+}
+
+template <class Scalar>
+OperatorImpl<Scalar>& Operator<Scalar>::impl() const {
+  if (!impl_) throw InvalidArgument("Operator: used after it was moved from");
+  return *impl_;
+}
+
+template <class Scalar>
+OperatorImpl<Scalar>& Operator<Scalar>::impl(Mode mode) {
+  OperatorImpl<Scalar>& a = impl();
+  if (mode == Mode::NoTranspose) return a;
+  if (!transpose_) {
+    transpose_ = a.make_transpose();
+    if (!transpose_) {
+      if (source_.row_ptr.extent(0) == 0)
+        throw UnsupportedError("apply: this operator has no transpose (built from device arrays)");
+      Options o = options_;
+      o.validate = false;  // the transpose of a checked matrix
+      transpose_ = detail::make_operator_impl(transpose(source_), o);
+    }
+  }
+  return *transpose_;
+}
 
 template <class Scalar>
 Operator<Scalar>::~Operator() = default;
@@ -55,22 +122,53 @@ template <class Scalar>
 Operator<Scalar>& Operator<Scalar>::operator=(Operator&&) noexcept = default;
 
 template <class Scalar>
-void Operator<Scalar>::apply(Scalar alpha, const HostView<const Scalar>& x, Scalar beta,
-                             const HostView<Scalar>& y) {
-  if (x.extent(0) != static_cast<std::size_t>(ncols_) ||
-      y.extent(0) != static_cast<std::size_t>(nrows_)) {
-    throw InvalidArgument("apply: x has " + std::to_string(x.extent(0)) + " entries and y " +
-                          std::to_string(y.extent(0)) + ", the matrix is " +
+void Operator<Scalar>::apply_columns(DeviceStream stream, Place place,
+                                     Scalar alpha, const Scalar* x, std::size_t nx,
+                                     std::size_t ldx, Scalar beta, Scalar* y, std::size_t ny,
+                                     std::size_t ldy, std::size_t k, std::size_t ky, Mode mode) {
+  OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);  // a moved-from Operator throws here
+  const auto rows = static_cast<std::size_t>(mode == Mode::Transpose ? ncols_ : nrows_);
+  const auto cols = static_cast<std::size_t>(mode == Mode::Transpose ? nrows_ : ncols_);
+  if (nx != cols || ny != rows || k != ky) {
+    throw InvalidArgument("apply: x is " + std::to_string(nx) + " x " + std::to_string(k) +
+                          " and y " + std::to_string(ny) + " x " + std::to_string(ky) + ", " +
+                          (mode == Mode::Transpose ? "the transpose of " : "") + "the matrix is " +
                           std::to_string(nrows_) + " x " + std::to_string(ncols_));
   }
-  check_no_alias(x.data(), x.extent(0), y.data(), y.extent(0));
-  impl().apply_host(alpha, x.data(), beta, y.data());
+  if (k == 0) return;
+  if (k > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw InvalidArgument("apply: too many columns");
+  check_no_alias(x, (k - 1) * ldx + nx, y, (k - 1) * ldy + ny);
+  if (place == Place::Device && options_.backend != Backend::Cuda)
+    throw InvalidArgument(std::string("apply: the ") + to_string(options_.backend) +
+                          " backend reads vectors in host memory, not device memory");
+  OperatorImpl<Scalar>& run = mode == Mode::NoTranspose ? op : impl(mode);
+  last_ = &run;
+  const int columns = static_cast<int>(k);
+  if (place == Place::Host) {
+    if (columns == 1)
+      run.apply_host(alpha, x, beta, y);
+    else
+      run.apply_host_block(alpha, x, ldx, beta, y, ldy, columns);
+    return;
+  }
+  if (columns == 1)
+    run.apply_device(alpha, x, beta, y, stream);
+  else
+    run.apply_device_block(alpha, x, ldx, beta, y, ldy, columns, stream);
 }
 
 template <class Scalar>
-void Operator<Scalar>::apply(Scalar alpha, const HostView<Scalar>& x, Scalar beta,
-                             const HostView<Scalar>& y) {
-  apply(alpha, HostView<const Scalar>(x), beta, y);
+void Operator<Scalar>::apply(DeviceStream stream, Scalar alpha, const Scalar* x, Scalar beta,
+                             Scalar* y, int k, Mode mode) {
+  const auto rows = static_cast<std::size_t>(mode == Mode::Transpose ? ncols_ : nrows_);
+  const auto cols = static_cast<std::size_t>(mode == Mode::Transpose ? nrows_ : ncols_);
+  if (k < 0) throw InvalidArgument("apply: negative number of vectors");
+  if (k > 0 && ((cols > 0 && x == nullptr) || (rows > 0 && y == nullptr)))
+    throw InvalidArgument("apply: null vector pointer");
+  const auto columns = static_cast<std::size_t>(k);
+  apply_columns(stream, Place::Device, alpha, x, cols, cols, beta, y, rows, rows, columns,
+                columns, mode);
 }
 
 template <class Scalar>
@@ -78,11 +176,38 @@ void Operator<Scalar>::apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar*
                              bool device_pointers) {
   if ((ncols_ > 0 && x == nullptr) || (nrows_ > 0 && y == nullptr))
     throw InvalidArgument("apply: null vector pointer");
-  check_no_alias(x, static_cast<std::size_t>(ncols_), y, static_cast<std::size_t>(nrows_));
-  if (device_pointers)
-    impl().apply_device(alpha, x, beta, y);
-  else
-    impl().apply_host(alpha, x, beta, y);
+  const auto rows = static_cast<std::size_t>(nrows_), cols = static_cast<std::size_t>(ncols_);
+  apply_columns(nullptr, device_pointers ? Place::Device : Place::Host, alpha, x, cols,
+                cols, beta, y, rows, rows, 1, 1, Mode::NoTranspose);
+  if (device_pointers) impl().synchronize();
+}
+
+template <class Scalar>
+void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bool device_memory) {
+  OperatorImpl<Scalar>& op = impl();
+  if (count != nnz_)
+    throw InvalidArgument("update_values: " + std::to_string(count) + " values for a matrix of " +
+                          std::to_string(nnz_) + " non-zeros");
+  if (values == nullptr && count > 0) throw InvalidArgument("update_values: null values");
+  if (device_memory && options_.backend != Backend::Cuda)
+    throw InvalidArgument("update_values: the host backend takes values in host memory");
+  if (last_ == transpose_.get()) last_ = nullptr;
+  transpose_.reset();  // rebuilt from the new values on its next use
+  if (options_.backend == Backend::Host) {
+    // The source's values become the operator's own copy (never the caller's old array).
+    HostView<Scalar> own = make_host_view<Scalar>("values", count);
+    std::copy(values, values + count, own.data());
+    source_.values = own;
+    op.update_values(own.data(), false);
+    return;
+  }
+  op.update_values(values, device_memory);
+}
+
+template <class Scalar>
+void Operator<Scalar>::synchronize() {
+  impl().synchronize();
+  if (transpose_) transpose_->synchronize();
 }
 
 template <class Scalar>
@@ -92,7 +217,8 @@ Kernel Operator<Scalar>::kernel() const {
 
 template <class Scalar>
 Timings Operator<Scalar>::timings() const {
-  return impl().timings();
+  const OperatorImpl<Scalar>& op = impl();
+  return last_ ? last_->timings() : op.timings();
 }
 
 template class Operator<float>;

@@ -1,7 +1,29 @@
 // kspmv::Operator: bind a matrix and options once, then apply y = alpha*A*x + beta*y many times.
+//
+// Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays) in host or CUDA
+// memory; vectors as rank-1 Views (or rank-2 LayoutLeft Views of k vectors) in HostSpace,
+// CudaSpace, CudaUVMSpace or CudaHostPinnedSpace, or as raw pointers.
+//
+// Where work runs, and when apply returns:
+// - Vectors in host memory (HostSpace, CudaHostPinnedSpace): apply returns when y is written.
+//   The CUDA backend stages them through device buffers of its own.
+// - Vectors in device memory (CudaSpace; CudaUVMSpace with the CUDA backend), CUDA backend:
+//   the kernels read and write them in place. apply(exec, ...) with a Kokkos::Cuda instance
+//   enqueues on that instance's stream, apply(stream, ...) on a cudaStream_t, and plain apply(...)
+//   on the legacy default stream (ordered after work on every blocking stream, Kokkos' default
+//   instance included); all three return without waiting for y: it is ready for later work on
+//   the same stream, or after exec.fence() / Kokkos::fence(). No host synchronization, no
+//   allocation and no global fence happen there (CUDA-graph capturable), except while
+//   Kernel::Auto autotunes (its first calls time each candidate and wait for it).
+// - Threads: one Operator is not safe to use from several threads at once (apply reuses its
+//   buffers and records its timings); distinct Operators are independent.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
 
 #include "kspmv/core/kokkos.hpp"
 #include "kspmv/core/operator_impl.hpp"
@@ -11,39 +33,228 @@
 
 namespace kspmv {
 
+namespace detail {
+
+// Throws InvalidArgument unless a CSR matrix of `rows` x `ncols` with these array extents can be
+// an Operator (rows and ncols in Ordinal's range, as many values as entries).
+void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std::size_t values);
+
+// Where the data of a View of memory space M is read: host memory unless only a device reaches
+// it, or it is managed (UVM) memory and the backend is CUDA.
+template <class M>
+Place place_of(Backend backend) {
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible;
+#ifdef KOKKOS_ENABLE_CUDA
+  constexpr bool managed = std::is_same_v<M, Kokkos::CudaUVMSpace>;
+#else
+  constexpr bool managed = false;
+#endif
+  return host && !(managed && backend == Backend::Cuda) ? Place::Host : Place::Device;
+}
+
+// Throws InvalidArgument unless the rank-1 or rank-2 View v is stored column by column with
+// unit stride (LayoutLeft, or LayoutStride/LayoutRight with that layout).
+template <class V>
+void check_columns(const V& v, const char* name) {
+  static_assert(V::rank == 1 || V::rank == 2, "kspmv: vectors are rank-1 or rank-2 Views");
+  const bool unit = v.extent(0) <= 1 || v.stride(0) == 1;
+  if (!unit)
+    throw InvalidArgument(std::string("apply: ") + name +
+                          " is not contiguous down its columns (stride " +
+                          std::to_string(v.stride(0)) + "); use LayoutLeft or a contiguous View");
+}
+
+template <class V>
+std::size_t leading_dim(const V& v) {
+  if constexpr (V::rank == 2) return v.extent(1) > 1 ? v.stride(1) : v.extent(0);
+  return v.extent(0);
+}
+
+// A host array of T with v's entries: v itself (unmanaged, kept alive by the caller) when it
+// already is one, a converted copy otherwise.
+template <class T, class V>
+HostView<T> host_array(const V& v, const char* label) {
+  static_assert(V::rank == 1, "kspmv: CSR arrays are rank-1 Views");
+  if constexpr (std::is_same_v<std::remove_const_t<typename V::value_type>, T>) {
+    if (v.span_is_contiguous()) return HostView<T>(const_cast<T*>(v.data()), v.extent(0));
+  }
+  HostView<T> out = make_host_view<T>(label, v.extent(0));
+  for (std::size_t i = 0; i < v.extent(0); ++i) out(i) = static_cast<T>(v(i));
+  return out;
+}
+
+}  // namespace detail
+
 template <class Scalar>
 class Operator {
  public:
   // Does all preprocessing (format conversion, device upload, partitioning) now, after checking
-  // the matrix (Options::validate). The matrix is shared, not copied, by the host backend: do
+  // the matrix (Options::validate). The matrix is shared, not copied (its Views are reference
+  // counted; the host backend computes on it, every backend builds Mode::Transpose from it): do
   // not modify it while the Operator lives. A moved-from Operator throws InvalidArgument.
   explicit Operator(const CsrMatrix<Scalar>& a, Options options = {});
+
+  // From CSR Views (row_map: nrows + 1 offsets of any integer type; entries: column indices;
+  // values), all in host memory or all in CUDA memory (CudaSpace, or CudaUVMSpace with the CUDA
+  // backend). The Operator keeps the Views (reference counted) for its lifetime.
+  // Host memory: as the CsrMatrix constructor; arrays of kspmv's types (int64 offsets, int32
+  // columns) are shared, others converted once.
+  // CUDA memory (CUDA backend): the entries never leave the device. The row map and the column
+  // indices are used in place when they are 32-bit (otherwise narrowed once into a device copy,
+  // which needs nnz < 2^31); the values are copied once on the device (update_values writes
+  // there, never into the caller's array). The row map is read back (8 bytes per row) to plan
+  // the kernels; kernels that preprocess the entries on the host (seg, seg-r, hbp,
+  // full-overlap) copy the matrix to the host once, and Kernel::Auto does not pick them.
+  template <class RowMap, class Entries, class Values,
+            class = std::enable_if_t<Kokkos::is_view<RowMap>::value>>
+  Operator(Ordinal ncols, const RowMap& row_map, const Entries& entries, const Values& values,
+           Options options = {});
+
+  // From CSR arrays in the memory of options.devices[0] given as pointers (the CUDA backend),
+  // as the View constructor above; the caller keeps the arrays alive while the Operator lives.
+  explicit Operator(const DeviceCsrArrays<Scalar>& a, Options options = {});
+
   ~Operator();
   Operator(Operator&&) noexcept;
   Operator& operator=(Operator&&) noexcept;
 
-  // y = alpha*A*x + beta*y with host vectors. beta == 0 overwrites y (NaN included);
-  // alpha == 0 leaves A unread. Throws InvalidArgument when the extents do not match or x and
-  // y overlap.
-  void apply(Scalar alpha, const HostView<const Scalar>& x, Scalar beta, const HostView<Scalar>& y);
-  void apply(Scalar alpha, const HostView<Scalar>& x, Scalar beta, const HostView<Scalar>& y);
-  // The same with raw pointers: host memory, or device memory of options().devices[0]
-  // (CUDA backend only) when `device_pointers` is true.
+  // y = alpha*op(A)*x + beta*y (op: A, or A^T for Mode::Transpose) with Views x and y: rank 1,
+  // or rank 2 with k columns each (LayoutLeft). beta == 0 overwrites y (NaN included);
+  // alpha == 0 leaves A unread. Throws InvalidArgument when the extents do not match, x and y
+  // overlap, a View is not contiguous down its columns, or its memory is not the backend's.
+  // Mode::Transpose builds the transpose's operator on first use (as much memory as the
+  // operator again; update_values drops it). When apply returns: see the top of this file.
+  template <class X, class Y, class = std::enable_if_t<Kokkos::is_view<X>::value>>
+  void apply(Scalar alpha, const X& x, Scalar beta, const Y& y, Mode mode = Mode::NoTranspose) {
+    apply_views(nullptr, alpha, x, beta, y, mode);
+  }
+  // The same on an execution space instance: with device vectors and a Kokkos::Cuda instance,
+  // enqueued on its stream; a host instance (or host vectors) runs after exec.fence().
+  template <class Exec, class X, class Y,
+            class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+  void apply(const Exec& exec, Scalar alpha, const X& x, Scalar beta, const Y& y,
+             Mode mode = Mode::NoTranspose) {
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+      apply_views(exec.cuda_stream(), alpha, x, beta, y, mode);
+      return;
+    }
+#endif
+    exec.fence();
+    apply_views(nullptr, alpha, x, beta, y, mode);
+  }
+  // Device vectors of options().devices[0] as raw pointers (CUDA backend), enqueued on
+  // `stream` (a cudaStream_t) without waiting: k vectors stored one after the other.
+  void apply(DeviceStream stream, Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, int k = 1,
+             Mode mode = Mode::NoTranspose);
+  // Raw pointers to host memory, or to device memory of options().devices[0] (CUDA backend)
+  // when `device_pointers` is true; returns when y is written in both cases.
   void apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, bool device_pointers = false);
+
+  // New values for the same pattern (nnz of them, in the CSR order of the matrix the Operator
+  // was built from), in host or device memory: every plan (kernel, batches, segments,
+  // partitions, the autotuner's choice) is kept. Device values are read on the legacy default
+  // stream; the call returns when the operator holds them.
+  template <class V, class = std::enable_if_t<Kokkos::is_view<V>::value>>
+  void update_values(const V& values) {
+    static_assert(std::is_same_v<std::remove_const_t<typename V::value_type>, Scalar>,
+                  "kspmv: update_values takes Views of the operator's scalar type");
+    if (!values.span_is_contiguous())
+      throw InvalidArgument("update_values: the values View is not contiguous");
+    update_values(values.data(), values.extent(0),
+                  detail::place_of<typename V::memory_space>(options_.backend) == Place::Device);
+  }
+  void update_values(const Scalar* values, std::size_t count, bool device_memory);
+
+  // Waits for the device work this Operator has queued (nothing on the host backend).
+  void synchronize();
 
   Kernel kernel() const;
   const Options& options() const { return options_; }
+  // The last apply's times (waits for it when it is still running on a device).
   Timings timings() const;
   Ordinal nrows() const { return nrows_; }
   Ordinal ncols() const { return ncols_; }
 
  private:
+  void init(const CsrMatrix<Scalar>& a);
+  void init_device(const DeviceCsrArrays<Scalar>& a);
   OperatorImpl<Scalar>& impl() const;  // InvalidArgument after a move
+  OperatorImpl<Scalar>& impl(Mode mode);
+  // Checks and runs one apply on k columns (the Views' extents already known).
+  void apply_columns(DeviceStream stream, Place place, Scalar alpha,
+                     const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta, Scalar* y,
+                     std::size_t ny, std::size_t ldy, std::size_t k, std::size_t ky, Mode mode);
+
+  template <class X, class Y>
+  void apply_views(DeviceStream stream, Scalar alpha, const X& x, Scalar beta,
+                   const Y& y, Mode mode) {
+    static_assert(Kokkos::is_view<Y>::value, "kspmv: y must be a View");
+    static_assert(std::is_same_v<typename Y::value_type, Scalar>,
+                  "kspmv: y must be a View of the operator's (non-const) scalar type");
+    static_assert(std::is_same_v<std::remove_const_t<typename X::value_type>, Scalar>,
+                  "kspmv: x must be a View of the operator's scalar type");
+    static_assert(unsigned(X::rank) == unsigned(Y::rank), "kspmv: x and y must have the same rank");
+    detail::check_columns(x, "x");
+    detail::check_columns(y, "y");
+    const Place px = detail::place_of<typename X::memory_space>(options_.backend);
+    const Place py = detail::place_of<typename Y::memory_space>(options_.backend);
+    if (px != py)
+      throw InvalidArgument("apply: x and y must both be in host memory or both in device memory");
+    const std::size_t kx = X::rank == 2 ? x.extent(1) : 1, ky = Y::rank == 2 ? y.extent(1) : 1;
+    apply_columns(stream, px, alpha, x.data(), x.extent(0), detail::leading_dim(x),
+                  beta, y.data(), y.extent(0), detail::leading_dim(y), kx, ky, mode);
+  }
 
   Options options_;
   Ordinal nrows_ = 0, ncols_ = 0;
+  std::size_t nnz_ = 0;
   std::unique_ptr<OperatorImpl<Scalar>> impl_;
+  OperatorImpl<Scalar>* last_ = nullptr;  // the operator (or its transpose) of the last apply
+  std::unique_ptr<OperatorImpl<Scalar>> transpose_;  // built on the first Mode::Transpose
+  CsrMatrix<Scalar> source_;  // the host matrix (shared) that the transpose comes from
+  std::shared_ptr<const void> keep_;  // the caller's Views when built from Views
 };
+
+template <class Scalar>
+template <class RowMap, class Entries, class Values, class>
+Operator<Scalar>::Operator(Ordinal ncols, const RowMap& row_map, const Entries& entries,
+                           const Values& values, Options options)
+    : options_(std::move(options)) {
+  static_assert(RowMap::rank == 1 && Entries::rank == 1 && Values::rank == 1,
+                "kspmv: CSR arrays are rank-1 Views");
+  static_assert(std::is_integral_v<typename RowMap::value_type> &&
+                    std::is_integral_v<typename Entries::value_type>,
+                "kspmv: row map and entries hold integers");
+  static_assert(std::is_same_v<std::remove_const_t<typename Values::value_type>, Scalar>,
+                "kspmv: the values View must hold the operator's scalar type");
+  const Place place = detail::place_of<typename RowMap::memory_space>(options_.backend);
+  if (detail::place_of<typename Entries::memory_space>(options_.backend) != place ||
+      detail::place_of<typename Values::memory_space>(options_.backend) != place)
+    throw InvalidArgument("Operator: row map, entries and values must live in the same memory");
+  if (!row_map.span_is_contiguous() || !entries.span_is_contiguous() ||
+      !values.span_is_contiguous())
+    throw InvalidArgument("Operator: the CSR Views must be contiguous");
+  const std::size_t rows = row_map.extent(0) > 0 ? row_map.extent(0) - 1 : 0;
+  detail::check_csr_extents(rows, ncols, entries.extent(0), values.extent(0));
+  keep_ = std::make_shared<const std::tuple<RowMap, Entries, Values>>(row_map, entries, values);
+  if (place == Place::Host) {
+    CsrMatrix<Scalar> a;
+    a.nrows = static_cast<Ordinal>(rows);
+    a.ncols = ncols;
+    a.row_ptr = row_map.extent(0) > 0 ? detail::host_array<Offset>(row_map, "row_ptr")
+                                      : HostView<Offset>("row_ptr", 1);
+    a.col_idx = detail::host_array<Ordinal>(entries, "col_idx");
+    a.values = detail::host_array<Scalar>(values, "values");
+    init(a);
+    return;
+  }
+  using O = std::remove_const_t<typename RowMap::value_type>;
+  using C = std::remove_const_t<typename Entries::value_type>;
+  init_device({row_map.data(), static_cast<int>(sizeof(O)), std::is_signed_v<O>, entries.data(),
+               static_cast<int>(sizeof(C)), values.data(), static_cast<Ordinal>(rows), ncols,
+               entries.extent(0)});
+}
 
 extern template class Operator<float>;
 extern template class Operator<double>;

@@ -87,9 +87,11 @@ int cuda_device_count() {
 
 namespace detail {
 
-template <class Scalar>
-std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
-                                                         const Options& o) {
+namespace {
+
+// The registry's checks of `o`: the kernel runs on the backend, the residency and the device
+// count suit it. Returns whether o runs on several devices.
+bool check_options(const Options& o) {
   const std::string backend = to_string(o.backend);
   if (!supports(o.backend, o.kernel)) {
     if (o.backend == Backend::Cuda && kernels_of(Backend::Cuda).empty())
@@ -111,6 +113,15 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
                            names_of(o.backend, on_devices) + ")");
   if (multi && o.residency == Residency::Streamed)
     throw UnsupportedError("streamed residency runs on one device only");
+  return multi;
+}
+
+}  // namespace
+
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
+                                                         const Options& o) {
+  const bool multi = check_options(o);
   if (o.backend == Backend::Host)
     return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
@@ -124,9 +135,31 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
 #endif
 }
 
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
+                                                         const Options& o) {
+  if (o.backend != Backend::Cuda)
+    throw InvalidArgument(std::string("Operator: the matrix is in device memory; the ") +
+                          to_string(o.backend) + " backend takes host memory");
+  if (check_options(o))
+    throw UnsupportedError(
+        "Operator: a matrix in device memory runs on that device only; build a multi-device "
+        "operator from a host matrix");
+#ifdef KSPMV_HAVE_CUDA
+  return cuda::make_operator(a, o);
+#else
+  (void)a;
+  throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
+#endif
+}
+
 template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const CsrMatrix<float>&,
                                                                  const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const CsrMatrix<double>&,
+                                                                  const Options&);
+template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const DeviceCsrArrays<float>&,
+                                                                 const Options&);
+template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const DeviceCsrArrays<double>&,
                                                                   const Options&);
 
 }  // namespace detail

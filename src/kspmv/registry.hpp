@@ -36,6 +36,11 @@ namespace detail {
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
                                                          const Options& options);
+// The same for a matrix in the memory of options.devices[0]: the CUDA backend, one device,
+// resident.
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
+                                                         const Options& options);
 }  // namespace detail
 
 }  // namespace kspmv

@@ -48,6 +48,9 @@ const char* to_string(Kernel k) {
 const char* to_string(Residency r) {
   return name_of(kResidencyNames, r);
 }
+const char* to_string(Mode m) {
+  return m == Mode::Transpose ? "transpose" : "no-transpose";
+}
 Backend parse_backend(const std::string& n) {
   return parse(kBackendNames, n, "backend");
 }

@@ -32,10 +32,14 @@ enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
 // Where the matrix lives during apply (DESIGN.md "Residency").
 enum class Residency { Resident, Streamed };
 
+// apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
+enum class Mode { NoTranspose, Transpose };
+
 // The lower-case names used on the command line and in results ("csr-vector", ...).
 const char* to_string(Backend b);
 const char* to_string(Kernel k);
 const char* to_string(Residency r);
+const char* to_string(Mode m);
 // Parse a name; throws InvalidArgument listing the valid names.
 Backend parse_backend(const std::string& name);
 Kernel parse_kernel(const std::string& name);
