@@ -1,8 +1,10 @@
 // The conformance test: every kernel of the registry (and Auto on each backend, with and without
 // autotuning on CUDA) through kspmv::Operator, on the edge-case zoo and two larger matrices, for
 // several (alpha, beta) with NaN in y when beta == 0, in float and double, with the vectors in host
-// memory (Views and pointers) and, on CUDA, in device memory; each result against the long-double
-// oracle with the output poisoned first. CUDA cases skip without a GPU. A new kernel is tested
+// memory (Views and pointers) and, on CUDA, in device memory (synchronous pointers, and
+// asynchronous on a stream of the caller); the transpose, blocks of k vectors and, on CUDA,
+// matrices given in device arrays as well; each result against the long-double oracle with the
+// output poisoned first. CUDA cases skip without a GPU. A new kernel is tested
 // here as soon as its registry row exists. The sanitizer run of the GPU suite selects the small
 // cases with --gtest_filter='*Zoo*'.
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/formats/convert.hpp"
 #include "kspmv/operator.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
@@ -49,7 +52,7 @@ std::string case_name(const testing::TestParamInfo<Case>& info) {
 }
 
 // Where x and y live during apply.
-enum class Vectors { HostViews, HostPointers, DevicePointers };
+enum class Vectors { HostViews, HostPointers, DevicePointers, DeviceStream };
 
 // (alpha, beta): beta == 0 runs on a NaN-poisoned y, beta != 0 on a random y.
 const std::vector<std::pair<double, double>> kScalars = {
@@ -68,7 +71,44 @@ void apply(Operator<S>& op, S alpha, const std::vector<S>& x, S beta, std::vecto
   cuda::DeviceBuffer<S> dx(x.size()), dy(y.size());
   dx.upload(x.data());
   dy.upload(y.data());
-  op.apply(alpha, dx.data(), beta, dy.data(), true);
+  if (where == Vectors::DevicePointers) {
+    op.apply(alpha, dx.data(), beta, dy.data(), true);
+  } else {
+    const cuda::Stream stream;
+    op.apply(stream.get(), alpha, dx.data(), beta, dy.data());
+    stream.synchronize();
+  }
+  dy.download(y.data());
+#endif
+}
+
+// k vectors at once: a rank-2 LayoutLeft View with a padded leading dimension on the host, k
+// vectors one after the other in device memory on CUDA.
+template <class S>
+void apply_block(Operator<S>& op, S alpha, const std::vector<S>& x, std::size_t n, S beta,
+                 std::vector<S>& y, std::size_t m, int k, Mode mode, bool device) {
+  if (!device) {
+    using Block = Kokkos::View<S**, Kokkos::LayoutStride, HostMemorySpace>;
+    const std::size_t ldx = n + 3, ldy = m + 5;
+    std::vector<S> xs(ldx * k), ys(ldy * k);
+    for (int c = 0; c < k; ++c) {
+      std::copy(x.begin() + c * n, x.begin() + (c + 1) * n, xs.begin() + c * ldx);
+      std::copy(y.begin() + c * m, y.begin() + (c + 1) * m, ys.begin() + c * ldy);
+    }
+    const Block xv(xs.data(), Kokkos::LayoutStride(n, 1, std::size_t(k), ldx));
+    const Block yv(ys.data(), Kokkos::LayoutStride(m, 1, std::size_t(k), ldy));
+    op.apply(alpha, xv, beta, yv, mode);
+    for (int c = 0; c < k; ++c)
+      std::copy(ys.begin() + c * ldy, ys.begin() + c * ldy + m, y.begin() + c * m);
+    return;
+  }
+#ifdef KSPMV_HAVE_CUDA
+  cuda::DeviceBuffer<S> dx(x.size()), dy(y.size());
+  dx.upload(x.data());
+  dy.upload(y.data());
+  const cuda::Stream stream;
+  op.apply(stream.get(), alpha, dx.data(), beta, dy.data(), k, mode);
+  stream.synchronize();
   dy.download(y.data());
 #endif
 }
@@ -82,7 +122,7 @@ class Conformance : public testing::TestWithParam<Case> {
 
   std::vector<Vectors> vector_places() const {
     if (GetParam().backend == Backend::Cuda)
-      return {Vectors::HostPointers, Vectors::DevicePointers};
+      return {Vectors::HostPointers, Vectors::DevicePointers, Vectors::DeviceStream};
     return {Vectors::HostViews, Vectors::HostPointers};
   }
 
@@ -111,6 +151,41 @@ class Conformance : public testing::TestWithParam<Case> {
               << static_cast<int>(where) << " kernel " << to_string(op.kernel());
         }
   }
+
+  // y = alpha*op(A)*x + beta*y on k vectors (k == 1 through a rank-2 View too), each column
+  // against the oracle; Mode::Transpose against the oracle on the transposed matrix.
+  template <class S>
+  void check_modes(const CsrMatrix<S>& a, const std::string& what) {
+    Options o;
+    o.backend = GetParam().backend;
+    o.kernel = GetParam().kernel;
+    o.autotune = GetParam().autotune;
+    Operator<S> op(a, o);
+    const CsrMatrix<S> at = transpose(a);
+    std::uint64_t seed = 101;
+    for (const Mode mode : {Mode::NoTranspose, Mode::Transpose})
+      for (const int k : {1, 3, 9})
+        for (const bool device : {false, true}) {
+          if (device && o.backend != Backend::Cuda) continue;
+          const CsrMatrix<S>& b = mode == Mode::Transpose ? at : a;
+          const auto m = static_cast<std::size_t>(b.nrows), n = static_cast<std::size_t>(b.ncols);
+          const S alpha = S(1.25), beta = k == 3 ? S(0) : S(-0.5);
+          const auto x = random_vector<S>(n * k, ++seed);
+          const auto y0 = beta == S(0) ? nan_vector<S>(m * k) : random_vector<S>(m * k, ++seed);
+          auto y = y0;
+          apply_block(op, alpha, x, n, beta, y, m, k, mode, device);
+          for (int c = 0; c < k; ++c) {
+            const std::vector<S> yc(y.begin() + c * m, y.begin() + (c + 1) * m);
+            const std::vector<S> y0c(y0.begin() + c * m, y0.begin() + (c + 1) * m);
+            auto ref = y0c;
+            reference::spmv(alpha, b, x.data() + c * n, beta, ref.data());
+            EXPECT_LE(spmv_error(yc, ref, alpha, b, x.data() + c * n, beta, y0c),
+                      reference::tolerance<S>())
+                << what << " " << to_string(mode) << " k=" << k << " column " << c
+                << (device ? " device" : " host") << " kernel " << to_string(op.kernel());
+          }
+        }
+  }
 };
 
 TEST_P(Conformance, ZooMatchesReference) {
@@ -129,6 +204,11 @@ CsrMatrix<S> long_row_matrix() {
     for (Ordinal j = 0; j < 3000; ++j) t.emplace_back(i, (j * 61 + i) % n, -0.5 + (j % 3));
   for (Ordinal i = 0; i < m; ++i) t.emplace_back(i, (i * 7919) % n, 2.0);
   return from_triplets<S>(m, n, t);
+}
+
+TEST_P(Conformance, ZooTransposeAndBlocksMatchReference) {
+  for (const auto& [name, a] : zoo<float>()) check_modes(a, "float " + name);
+  for (const auto& [name, a] : zoo<double>()) check_modes(a, "double " + name);
 }
 
 TEST_P(Conformance, LongRowMatchesReference) {

@@ -1,0 +1,229 @@
+// The CUDA Operator inside a GPU application: matrices given in device arrays (32- and 64-bit
+// offsets, used in place or narrowed, checked on the device), applies enqueued on the caller's
+// streams (two operators at once, ten applies captured in a CUDA graph and replayed), values
+// refreshed on the same pattern. Every result against the oracle on a poisoned y. GPU tests skip
+// without a device.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kspmv/core/error.hpp"
+#include "kspmv/formats/convert.hpp"
+#include "kspmv/gen/generators.hpp"
+#include "kspmv/operator.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
+#ifdef KSPMV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "backends/cuda/memory.hpp"
+#endif
+
+namespace kspmv::test {
+namespace {
+
+#ifdef KSPMV_HAVE_CUDA
+
+Options cuda_options(Kernel kernel = Kernel::Auto) {
+  Options o;
+  o.backend = Backend::Cuda;
+  o.kernel = kernel;
+  return o;
+}
+
+// A host CSR matrix copied to device arrays with offsets and column indices of the types the
+// caller picks (as KokkosSparse matrices hold them).
+template <class S, class O, class C>
+struct DeviceArrays {
+  cuda::DeviceBuffer<O> row_ptr;
+  cuda::DeviceBuffer<C> col;
+  cuda::DeviceBuffer<S> val;
+  DeviceCsrArrays<S> arrays;
+
+  explicit DeviceArrays(const CsrMatrix<S>& a)
+      : row_ptr(a.nrows + std::size_t(1)), col(a.nnz()), val(a.nnz()) {
+    const std::vector<O> p(a.row_ptr.data(), a.row_ptr.data() + a.nrows + 1);
+    const std::vector<C> c(a.col_idx.data(), a.col_idx.data() + a.nnz());
+    row_ptr.upload(p.data());
+    col.upload(c.data());
+    val.upload(a.values.data());
+    arrays = {row_ptr.data(), int(sizeof(O)), std::is_signed_v<O>, col.data(), int(sizeof(C)),
+              val.data(),     a.nrows,        a.ncols,             std::size_t(a.nnz())};
+  }
+};
+
+// y = alpha*A*x + beta*y through op on device vectors and a stream of the caller, against the
+// oracle on `a`.
+template <class S>
+void expect_matches(Operator<S>& op, const CsrMatrix<S>& a, const std::string& what,
+                    std::uint64_t seed) {
+  const auto x = random_vector<S>(a.ncols, seed);
+  const auto y0 = nan_vector<S>(a.nrows);
+  auto ref = y0, y = y0;
+  reference::spmv(S(2), a, x.data(), S(0), ref.data());
+  cuda::DeviceBuffer<S> dx(x.size()), dy(y.size());
+  dx.upload(x.data());
+  dy.upload(y.data());
+  const cuda::Stream stream;
+  op.apply(stream.get(), S(2), dx.data(), S(0), dy.data());
+  stream.synchronize();
+  dy.download(y.data());
+  EXPECT_LE(spmv_error(y, ref, S(2), a, x.data(), S(0), y0), reference::tolerance<S>())
+      << what << " kernel " << to_string(op.kernel());
+}
+
+class CudaInterop : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+TEST_F(CudaInterop, MatrixFromDeviceArraysOfEveryIndexWidthMatchesReference) {
+  for (const auto& [name, a] : zoo<double>()) {
+    for (const Kernel k : {Kernel::Auto, Kernel::CsrVector, Kernel::Cusparse,
+                           Kernel::PartialOverlap, Kernel::Seg, Kernel::Hbp}) {
+      const std::string what = name + " " + to_string(k);
+      {
+        const DeviceArrays<double, std::int32_t, std::int32_t> d(a);  // used in place
+        Operator<double> op(d.arrays, cuda_options(k));
+        expect_matches(op, a, what + " int32", 1);
+      }
+      {
+        const DeviceArrays<double, std::int64_t, std::int64_t> d(a);  // narrowed once
+        Operator<double> op(d.arrays, cuda_options(k));
+        expect_matches(op, a, what + " int64", 2);
+      }
+      {
+        const DeviceArrays<double, std::uint64_t, std::int32_t> d(a);
+        Operator<double> op(d.arrays, cuda_options(k));
+        expect_matches(op, a, what + " uint64", 3);
+      }
+    }
+  }
+  const auto f = random_matrix<float>(3000, 2000, 9, 4);
+  const DeviceArrays<float, std::uint32_t, std::int32_t> d(f);
+  Operator<float> op(d.arrays, cuda_options());
+  expect_matches(op, f, "float random", 5);
+}
+
+TEST_F(CudaInterop, AutoOnDeviceArraysKeepsTheMatrixOnTheDevice) {
+  // Regular short rows: on a host matrix Auto takes seg, which preprocesses on the host.
+  const auto a = gen::laplace2d<double>(200, 200);
+  const DeviceArrays<double, std::int32_t, std::int32_t> d(a);
+  Operator<double> op(d.arrays, cuda_options());
+  const KernelInfo* row = find_kernel(Backend::Cuda, op.kernel());
+  ASSERT_NE(row, nullptr);
+  EXPECT_FALSE(row->reads_host_entries) << to_string(op.kernel());
+  expect_matches(op, a, "laplace2d", 6);
+}
+
+TEST_F(CudaInterop, DeviceArraysAreCheckedOnTheDevice) {
+  auto a = random_matrix<double>(300, 200, 5, 7);
+  {
+    auto bad = a;
+    bad.col_idx = make_host_view<Ordinal>("col", a.nnz());
+    std::copy(a.col_idx.data(), a.col_idx.data() + a.nnz(), bad.col_idx.data());
+    bad.col_idx(17) = 200;
+    const DeviceArrays<double, std::int32_t, std::int32_t> d32(bad);
+    const DeviceArrays<double, std::int64_t, std::int64_t> d64(bad);
+    for (const auto* arrays : {&d32.arrays, &d64.arrays}) {
+      try {
+        Operator<double> op(*arrays, cuda_options());
+        ADD_FAILURE() << "accepted a column index out of range";
+      } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("entry 17"), std::string::npos) << e.what();
+      }
+    }
+  }
+  {
+    auto bad = a;
+    bad.row_ptr = make_host_view<Offset>("row_ptr", a.nrows + 1);
+    std::copy(a.row_ptr.data(), a.row_ptr.data() + a.nrows + 1, bad.row_ptr.data());
+    bad.row_ptr(51) = bad.row_ptr(50) - 1;
+    const DeviceArrays<double, std::int32_t, std::int32_t> d(bad);
+    try {
+      Operator<double> op(d.arrays, cuda_options());
+      ADD_FAILURE() << "accepted a decreasing row map";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("decreases"), std::string::npos) << e.what();
+    }
+  }
+  const DeviceArrays<double, std::int32_t, std::int32_t> d(a);
+  Options host;
+  EXPECT_THROW(Operator<double>(d.arrays, host), InvalidArgument);
+  Options streamed = cuda_options();
+  streamed.residency = Residency::Streamed;
+  EXPECT_THROW(Operator<double>(d.arrays, streamed), UnsupportedError);
+}
+
+// y <- A*x + beta*y, ten times, captured in a CUDA graph and replayed twice: the result equals
+// twenty applies on the host.
+TEST_F(CudaInterop, TenAppliesCapturedInAGraphReplayCorrectly) {
+  const auto a = random_matrix<double>(5000, 5000, 7, 8);
+  for (const Kernel k : {Kernel::CsrVector, Kernel::Cusparse, Kernel::PartialOverlap, Kernel::Seg,
+                         Kernel::SegR, Kernel::Hbp}) {
+    Operator<double> op(a, cuda_options(k));
+    const auto x = random_vector<double>(a.ncols, 9);
+    auto ref = random_vector<double>(a.nrows, 10);
+    std::vector<double> y = ref;
+    cuda::DeviceBuffer<double> dx(x.size()), dy(y.size());
+    dx.upload(x.data());
+    dy.upload(y.data());
+    const cuda::Stream stream;
+    op.apply(stream.get(), 1.0, dx.data(), 0.5, dy.data());  // before capture: first-use work
+    stream.synchronize();
+    reference::spmv(1.0, a, x.data(), 0.5, ref.data());
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    for (int i = 0; i < 10; ++i) op.apply(stream.get(), 1.0, dx.data(), 0.5, dy.data());
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess) << to_string(k);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 2; ++replay) {
+      ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+      for (int i = 0; i < 10; ++i) reference::spmv(1.0, a, x.data(), 0.5, ref.data());
+    }
+    stream.synchronize();
+    dy.download(y.data());
+    EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()), 1e-12) << to_string(k);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+}
+
+// Two operators on two streams at once, each result checked.
+TEST_F(CudaInterop, TwoOperatorsOnTwoStreamsAtOnce) {
+  const auto a = random_matrix<double>(20000, 20000, 9, 11);
+  const auto b = gen::laplace2d<double>(150, 150);
+  Operator<double> opa(a, cuda_options(Kernel::CsrVector)), opb(b, cuda_options(Kernel::Seg));
+  const auto xa = random_vector<double>(a.ncols, 12), xb = random_vector<double>(b.ncols, 13);
+  std::vector<double> ra(a.nrows, 0.0), rb(b.nrows, 0.0);
+  cuda::DeviceBuffer<double> dxa(xa.size()), dya(ra.size()), dxb(xb.size()), dyb(rb.size());
+  dxa.upload(xa.data());
+  dxb.upload(xb.data());
+  dya.upload(ra.data());
+  dyb.upload(rb.data());
+  const cuda::Stream sa, sb;
+  for (int i = 0; i < 5; ++i) {
+    opa.apply(sa.get(), 1.0, dxa.data(), 1.0, dya.data());
+    opb.apply(sb.get(), -1.0, dxb.data(), 1.0, dyb.data());
+    reference::spmv(1.0, a, xa.data(), 1.0, ra.data());
+    reference::spmv(-1.0, b, xb.data(), 1.0, rb.data());
+  }
+  opa.synchronize();
+  opb.synchronize();
+  std::vector<double> ya(ra.size()), yb(rb.size());
+  dya.download(ya.data());
+  dyb.download(yb.data());
+  EXPECT_LE(reference::rel_l2_error(ya.data(), ra.data(), ya.size()), 1e-12);
+  EXPECT_LE(reference::rel_l2_error(yb.data(), rb.data(), yb.size()), 1e-12);
+  EXPECT_GT(opa.timings().kernel_ms, 0.0);  // waits for the last apply and times it
+}
+
+#endif  // KSPMV_HAVE_CUDA
+
+}  // namespace
+}  // namespace kspmv::test
