@@ -112,30 +112,36 @@ int short_row_lanes(const Offset* row_ptr, Ordinal m, Offset threshold) {
 
 }  // namespace
 
-template <class Scalar>
-std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
-                                                    const CsrPointers<Scalar>& host,
-                                                    CsrVectorConfig config) {
+CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m,
+                                          CsrVectorConfig config) {
   const int v = config.vector_size;
   if (v < 0 || v > 32 || (v & (v - 1)) != 0)
     throw InvalidArgument("csr-vector: vector size must be 0 (auto) or a power of two <= 32, got " +
                           std::to_string(v));
   if (config.long_row_threshold < 0)
     throw InvalidArgument("csr-vector: long-row threshold must be >= 0");
-  if (!a || a->m != host.m || a->n != host.n)
-    throw InvalidArgument("csr-vector: device and host matrices differ");
-  int vector_size = v;
-  Offset threshold = config.long_row_threshold;
-  if (vector_size == 0) {
+  if (v == 0) {
     // The short rows pick V; V sets the default threshold; one refinement step (the threshold
     // of V=32 is the widest, so start there).
-    const Offset widest = threshold > 0 ? threshold : default_long_row_threshold(32);
-    vector_size = short_row_lanes(host.row_ptr, host.m, widest);
+    const Offset widest =
+        config.long_row_threshold > 0 ? config.long_row_threshold : default_long_row_threshold(32);
+    config.vector_size = short_row_lanes(row_ptr, m, widest);
   }
-  if (threshold == 0) threshold = default_long_row_threshold(vector_size);
+  if (config.long_row_threshold == 0)
+    config.long_row_threshold = default_long_row_threshold(config.vector_size);
+  return config;
+}
+
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                    const CsrPointers<Scalar>& host,
+                                                    CsrVectorConfig config) {
+  if (!a || a->m != host.m || a->n != host.n)
+    throw InvalidArgument("csr-vector: device and host matrices differ");
+  const CsrVectorConfig c = resolve_csr_vector_config(host.row_ptr, host.m, config);
   LongRowPath<Scalar> long_rows(host.row_ptr, host.m,
-                                find_long_rows(host.row_ptr, host.m, threshold));
-  return std::make_unique<CsrVector<Scalar>>(std::move(a), vector_size, threshold,
+                                find_long_rows(host.row_ptr, host.m, c.long_row_threshold));
+  return std::make_unique<CsrVector<Scalar>>(std::move(a), c.vector_size, c.long_row_threshold,
                                              std::move(long_rows));
 }
 

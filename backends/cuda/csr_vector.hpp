@@ -21,6 +21,11 @@ inline Offset default_long_row_threshold(int vector_size) {
   return Offset{128} * vector_size;
 }
 
+// `config` with its automatic fields chosen for the matrix of host row pointer `row_ptr` (m + 1):
+// the lanes and long-row threshold make_csr_vector runs with (and csr_spmm's plan, spmm.hpp).
+// Throws InvalidArgument for a bad config.
+CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m, CsrVectorConfig config);
+
 // `a` is the uploaded matrix (current device), `host` the same matrix on the host (row
 // statistics and the long-row plan). Throws InvalidArgument for a bad config.
 template <class Scalar>

@@ -3,20 +3,15 @@
 #include <cusparse.h>
 
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/cusparse_util.hpp"
 #include "backends/cuda/vector_ops.hpp"
 
 namespace kspmv::cuda {
 
 namespace {
-
-template <class Scalar>
-constexpr cudaDataType data_type() {
-  return std::is_same_v<Scalar, float> ? CUDA_R_32F : CUDA_R_64F;
-}
 
 template <class Scalar>
 class CusparseSpmv final : public DeviceSpmv<Scalar> {
@@ -45,14 +40,14 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     KSPMV_CUDA_CHECK(cusparseDnVecSetValues(x_, const_cast<Scalar*>(x)));
     KSPMV_CUDA_CHECK(cusparseDnVecSetValues(y_, y));
     KSPMV_CUDA_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, x_,
-                                  &beta, y_, data_type<Scalar>(), alg_, buffer_.data()));
+                                  &beta, y_, cuda_data_type<Scalar>(), alg_, buffer_.data()));
   }
   Kernel kernel() const override { return kernel_; }
   std::size_t extra_device_bytes() const override { return buffer_.bytes(); }
 
  private:
   void setup() {
-    const auto type = data_type<Scalar>();
+    const auto type = cuda_data_type<Scalar>();
     KSPMV_CUDA_CHECK(cusparseCreate(&handle_));
     KSPMV_CUDA_CHECK(cusparseCreateCsr(
         &mat_, a_->m, a_->n, a_->nnz, const_cast<DeviceOffset*>(a_->row_ptr.data()),

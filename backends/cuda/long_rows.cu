@@ -1,8 +1,10 @@
 #include "backends/cuda/long_rows.hpp"
 
+#include <string>
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/warp_reduce.cuh"
 #include "kspmv/formats/long_rows.hpp"
 
@@ -13,41 +15,55 @@ namespace {
 constexpr int kBlock = 256;
 constexpr int kWarpsPerBlock = kBlock / 32;
 
-// One warp per chunk: partial[c] = sum of val*x over the chunk's non-zeros.
-template <class Scalar>
+// One warp per chunk: partial[c*nchunks + chunk] = sum of val*X(col, c) over the chunk's
+// non-zeros, for the K vectors X(j, c) = x[j + c*ldx]; each entry is read once for all K.
+template <int K, class Scalar>
 __global__ void __launch_bounds__(kBlock)
     chunk_sums(const Ordinal* __restrict__ col, const Scalar* __restrict__ val,
                const DeviceOffset* __restrict__ chunk_begin,
                const DeviceOffset* __restrict__ chunk_end, Ordinal nchunks,
-               const Scalar* __restrict__ x, Scalar* __restrict__ partial) {
+               const Scalar* __restrict__ x, std::size_t ldx, Scalar* __restrict__ partial) {
   const long long chunk = (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
   if (chunk >= nchunks) return;  // whole warps leave together
   const int lane = threadIdx.x % 32;
-  const DeviceOffset end = chunk_end[chunk];
-  Scalar sum = 0;
-  for (DeviceOffset k = chunk_begin[chunk] + lane; k < end; k += 32)
-    sum += __ldg(val + k) * __ldg(x + __ldg(col + k));
-  sum = warp_sum<32>(sum);
-  if (lane == 0) partial[chunk] = sum;
+  const long long end = chunk_end[chunk];  // 64-bit: e + 32 cannot overflow near 2^31 entries
+  Scalar sum[K] = {};
+  for (long long e = static_cast<long long>(chunk_begin[chunk]) + lane; e < end; e += 32) {
+    const Scalar v = __ldg(val + e);
+    const Scalar* xj = x + __ldg(col + e);
+#pragma unroll
+    for (int c = 0; c < K; ++c) sum[c] += v * __ldg(xj + c * ldx);
+  }
+#pragma unroll
+  for (int c = 0; c < K; ++c) {
+    const Scalar s = warp_sum<32>(sum[c]);
+    if (lane == 0) partial[c * static_cast<std::size_t>(nchunks) + chunk] = s;
+  }
 }
 
-// One warp per long row: adds its chunk sums in chunk order and writes y once.
+// One warp per long row: for each of the k vectors, adds the row's chunk sums in chunk order and
+// writes Y(row, c) = y[row + c*ldy] once.
 template <class Scalar>
 __global__ void __launch_bounds__(kBlock)
     finish_rows(const Ordinal* __restrict__ rows, const Ordinal* __restrict__ first_chunk,
-                Ordinal nrows, const Scalar* __restrict__ partial, bool read_partial, Scalar alpha,
-                Scalar beta, Scalar* __restrict__ y) {
+                Ordinal nrows, Ordinal nchunks, const Scalar* __restrict__ partial,
+                bool read_partial, Scalar alpha, Scalar beta, Scalar* __restrict__ y,
+                std::size_t ldy, int k) {
   const long long i = (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
   if (i >= nrows) return;
   const int lane = threadIdx.x % 32;
-  Scalar sum = 0;
-  if (read_partial) {
-    for (Ordinal c = first_chunk[i] + lane; c < first_chunk[i + 1]; c += 32) sum += partial[c];
-    sum = warp_sum<32>(sum);
-  }
-  if (lane == 0) {
-    const Ordinal r = rows[i];
-    y[r] = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * y[r];
+  const Ordinal r = rows[i];
+  for (int c = 0; c < k; ++c) {
+    Scalar sum = 0;
+    if (read_partial) {
+      const Scalar* p = partial + c * static_cast<std::size_t>(nchunks);
+      for (Ordinal ch = first_chunk[i] + lane; ch < first_chunk[i + 1]; ch += 32) sum += p[ch];
+      sum = warp_sum<32>(sum);
+    }
+    if (lane == 0) {
+      Scalar* yr = y + r + c * ldy;
+      *yr = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * *yr;
+    }
   }
 }
 
@@ -64,7 +80,12 @@ DeviceBuffer<T> upload_as(const std::vector<U>& v) {
 
 template <class Scalar>
 LongRowPath<Scalar>::LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
-                                 Offset chunk_nnz) {
+                                 Offset chunk_nnz, int max_vectors)
+    : max_vectors_(max_vectors) {
+  if (max_vectors < 1 || max_vectors > kMaxVectorsPerPass)
+    throw InvalidArgument("long-row path: max_vectors must be in 1.." +
+                          std::to_string(kMaxVectorsPerPass) + ", got " +
+                          std::to_string(max_vectors));
   const LongRowPlan plan = plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz);
   nrows_ = static_cast<Ordinal>(plan.rows.size());
   nchunks_ = static_cast<Ordinal>(plan.chunk_begin.size());
@@ -73,21 +94,28 @@ LongRowPath<Scalar>::LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vec
   first_chunk_ = upload_as<Ordinal>(plan.first_chunk);
   chunk_begin_ = upload_as<DeviceOffset>(plan.chunk_begin);  // device offsets: nnz < 2^31
   chunk_end_ = upload_as<DeviceOffset>(plan.chunk_end);
-  partial_ = DeviceBuffer<Scalar>(nchunks_);
+  partial_ = DeviceBuffer<Scalar>(static_cast<std::size_t>(nchunks_) * max_vectors_);
 }
 
 template <class Scalar>
 void LongRowPath<Scalar>::run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha,
-                              const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) const {
+                              const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
+                              std::size_t ldy, int k, cudaStream_t stream) const {
+  if (k < 1 || k > max_vectors_)
+    throw InvalidArgument("long-row path: " + std::to_string(k) + " vectors, planned for 1.." +
+                          std::to_string(max_vectors_));
   if (nrows_ == 0) return;
   const bool read_partial = alpha != Scalar(0) && nchunks_ > 0;
   if (read_partial) {
-    chunk_sums<Scalar><<<warp_blocks(nchunks_), kBlock, 0, stream>>>(
-        a.col, a.val, chunk_begin_.data(), chunk_end_.data(), nchunks_, x, partial_.data());
+    with_count<kMaxVectorsPerPass>(k, [&](auto kc) {
+      chunk_sums<decltype(kc)::value, Scalar><<<warp_blocks(nchunks_), kBlock, 0, stream>>>(
+          a.col, a.val, chunk_begin_.data(), chunk_end_.data(), nchunks_, x, ldx, partial_.data());
+    });
     check_launch("chunk_sums");
   }
   finish_rows<Scalar><<<warp_blocks(nrows_), kBlock, 0, stream>>>(
-      rows_.data(), first_chunk_.data(), nrows_, partial_.data(), read_partial, alpha, beta, y);
+      rows_.data(), first_chunk_.data(), nrows_, nchunks_, partial_.data(), read_partial, alpha,
+      beta, y, ldy, k);
   check_launch("finish_rows");
 }
 

@@ -2,7 +2,9 @@
 // many warps each (cf. paper 4 Alg. 9, one block per long row, here several warps per row so a
 // 1e6-nnz row is spread over the whole GPU). Reusable by every kernel family that takes long
 // rows out of its main kernel: build a LongRowPath from the row list, call run() after (or
-// before) the main kernel on the same stream; it writes exactly the listed rows of y, once.
+// before) the main kernel on the same stream; it writes exactly the listed rows of y, once. It
+// also serves several vectors at once (csr_spmm): each chunk's entries are read once for up to
+// kMaxVectorsPerPass vectors.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -18,14 +20,20 @@ namespace kspmv::cuda {
 // Non-zeros one warp reduces in the long-row path (32 per lane).
 inline constexpr Offset kLongRowChunkNnz = 1024;
 
+// The most vectors one multi-vector pass keeps in registers (k accumulators per thread): the
+// long-row path's and csr_spmm's (spmm.hpp) pass width.
+inline constexpr int kMaxVectorsPerPass = 8;
+
 template <class Scalar>
 class LongRowPath {
  public:
   LongRowPath() = default;
   // `rows`: the long rows (ascending, any subset of [0, m)); `host_row_ptr`: the matrix's host
   // row pointer (m + 1). Uploads the chunk plan (kspmv::plan_long_rows) to the current device.
+  // `max_vectors` (1..kMaxVectorsPerPass): the most vectors one run takes; the work buffer holds
+  // that many sums per chunk. InvalidArgument when it is out of range.
   LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
-              Offset chunk_nnz = kLongRowChunkNnz);
+              Offset chunk_nnz = kLongRowChunkNnz, int max_vectors = 1);
 
   Ordinal rows() const { return nrows_; }
   // Enqueues y[r] = alpha*A(r,:)*x + beta*y[r] for every listed row r on `stream`; no other
@@ -33,12 +41,21 @@ class LongRowPath {
   // Two kernels: per-chunk warp sums into a work buffer, then one warp per row adds its chunks
   // in order (deterministic). The work buffer is owned: one run at a time per object.
   void run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha, const Scalar* x, Scalar beta,
-           Scalar* y, cudaStream_t stream) const;
+           Scalar* y, cudaStream_t stream) const {
+    run(a, alpha, x, 0, beta, y, 0, 1, stream);
+  }
+  // The same for k vectors in column-major storage, X(j, c) = x[j + c*ldx] and Y(i, c) =
+  // y[i + c*ldy], 1 <= k <= max_vectors (InvalidArgument otherwise): Y(r, c) for every listed
+  // row r and c < k, each chunk's entries read once for all k.
+  void run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha, const Scalar* x,
+           std::size_t ldx, Scalar beta, Scalar* y, std::size_t ldy, int k,
+           cudaStream_t stream) const;
   std::size_t device_bytes() const;
 
  private:
   Ordinal nrows_ = 0;
   Ordinal nchunks_ = 0;
+  int max_vectors_ = 1;
   DeviceBuffer<Ordinal> rows_;
   DeviceBuffer<Ordinal> first_chunk_;
   DeviceBuffer<DeviceOffset> chunk_begin_, chunk_end_;

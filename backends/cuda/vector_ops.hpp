@@ -3,6 +3,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 #include "kspmv/core/types.hpp"
 
 namespace kspmv::cuda {
@@ -11,5 +13,10 @@ namespace kspmv::cuda {
 // or an empty matrix, which must not read A.
 template <class Scalar>
 void scale_vector(Scalar* y, Ordinal m, Scalar beta, cudaStream_t stream);
+
+// The same for k column vectors of m entries, Y(i, c) = y[i + c*ldy] (ldy >= m): the rows
+// between m and ldy are not touched.
+template <class Scalar>
+void scale_columns(Scalar* y, Ordinal m, std::size_t ldy, int k, Scalar beta, cudaStream_t stream);
 
 }  // namespace kspmv::cuda
