@@ -19,6 +19,8 @@
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
+#include "backends/cuda/spmm.hpp"
+#include "backends/cuda/transpose.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/core/timer.hpp"
 
@@ -120,6 +122,10 @@ void check_device_pointer(const void* p, int device, const char* name) {
   }
 }
 
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
+                                                  const Options& options);
+
 // Everything that lives on the operator's device, created and freed with that device current.
 template <class Scalar>
 struct Resources {
@@ -129,6 +135,7 @@ struct Resources {
   std::vector<std::unique_ptr<DeviceSpmv<Scalar>>> kernels;  // one, or the autotune candidates
   DeviceBuffer<Scalar> x, y;     // apply_host staging, on first use
   DeviceBuffer<Scalar> values;   // update_values staging without a resident CSR, on first use
+  std::unique_ptr<CsrSpmm<Scalar>> spmm;  // k-vector applies on the resident CSR, on first use
 };
 
 // The matrix a DeviceOperator is built from: host arrays (uploaded for the kernels that run on
@@ -149,7 +156,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
         m_(src.host.m),
         n_(src.host.n),
         nnz_(src.host.m > 0 ? src.host.row_ptr[src.host.m] : 0),
-        device_sourced_(src.a != nullptr) {
+        device_sourced_(src.a != nullptr),
+        options_(o) {
     const auto t0 = Clock::now();
     DeviceGuard guard(device_);
     r_ = std::make_unique<Resources<Scalar>>();
@@ -226,26 +234,51 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
                     DeviceStream stream) override {
     DeviceGuard guard(device_);
     check_vectors(x, y);
+    enqueue(stream, [&](std::size_t k) { r_->kernels[k]->run(alpha, x, beta, y, stream); });
+  }
+
+  // k vectors: one pass over the resident CSR per 8 vectors (CsrSpmm); kernels of a layout of
+  // their own run once per vector.
+  void apply_device_block(Scalar alpha, const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
+                          std::size_t ldy, int k, DeviceStream stream) override {
+    DeviceGuard guard(device_);
+    check_vectors(x, y);
     Resources<Scalar>& r = *r_;
-    const cudaStream_t s = stream;
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    KSPMV_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
-    const bool tuning = r.kernels.size() > 1;
-    if (capture != cudaStreamCaptureStatusNone && tuning)
-      throw UnsupportedError(
-          "apply: Kernel::Auto with autotune times its first applies; run them before "
-          "capturing a CUDA graph");
-    const std::size_t k = pick();
-    if (capture != cudaStreamCaptureStatusNone) {
-      r.kernels[k]->run(alpha, x, beta, y, s);
+    if (!r.a || r.kernels.size() > 1 || !kernel_row<Scalar>(kernel_).uses_device_csr) {
+      enqueue(stream, [&](std::size_t j) {
+        for (int c = 0; c < k; ++c) r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
+      });
       return;
     }
-    r.start.record(s);
-    r.kernels[k]->run(alpha, x, beta, y, s);
-    r.done.record(s);
-    pending_ = true;
-    timings_.h2d_ms = 0;
-    if (tuning) record(k, finish_timing());
+    if (!r.spmm) r.spmm = std::make_unique<CsrSpmm<Scalar>>(r.a);
+    enqueue(stream, [&](std::size_t) { r.spmm->run(alpha, x, ldx, beta, y, ldy, k, stream); });
+  }
+
+  // Host blocks go through device buffers of k vectors and the device path.
+  void apply_host_block(Scalar alpha, const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
+                        std::size_t ldy, int k) override {
+    const auto t0 = Clock::now();
+    DeviceGuard guard(device_);
+    Resources<Scalar>& r = *r_;
+    const std::size_t m = m_, n = n_, cols = static_cast<std::size_t>(k);
+    if (r.x.size() < n * cols) r.x = DeviceBuffer<Scalar>(n * cols);
+    if (r.y.size() < m * cols) r.y = DeviceBuffer<Scalar>(m * cols);
+    const cudaStream_t s = r.stream.get();
+    after_last_apply(s);
+    const auto put = [&](Scalar* dst, const Scalar* src, std::size_t rows, std::size_t ld) {
+      KSPMV_CUDA_CHECK(cudaMemcpy2DAsync(dst, rows * sizeof(Scalar), src, ld * sizeof(Scalar),
+                                         rows * sizeof(Scalar), cols, cudaMemcpyHostToDevice, s));
+    };
+    if (n > 0 && alpha != Scalar(0)) put(r.x.data(), x, n, ldx);
+    if (m > 0 && beta != Scalar(0)) put(r.y.data(), y, m, ldy);
+    checked_x_ = r.x.data(), checked_y_ = r.y.data();  // the operator's own buffers
+    apply_device_block(alpha, r.x.data(), n, beta, r.y.data(), m, k, s);
+    if (m > 0)
+      KSPMV_CUDA_CHECK(cudaMemcpy2DAsync(y, ldy * sizeof(Scalar), r.y.data(), m * sizeof(Scalar),
+                                         m * sizeof(Scalar), cols, cudaMemcpyDeviceToHost, s));
+    r.stream.synchronize();
+    timings();  // the kernels' time, from the events of the device path
+    timings_.total_ms = ms_since(t0);
   }
 
   void update_values(const Scalar* values, bool device) override {
@@ -274,6 +307,16 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (pending_) r_->done.synchronize();
   }
 
+  // Built from a matrix on the device: its transpose, built there (transpose.hpp). From a host
+  // matrix: nullptr (kspmv::Operator transposes the host matrix).
+  std::unique_ptr<OperatorImpl<Scalar>> make_transpose() const override {
+    if (!device_sourced_) return nullptr;
+    DeviceGuard guard(device_);
+    Options o = options_;
+    o.validate = false;
+    return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o);
+  }
+
   Kernel kernel() const override { return kernel_; }
   Timings timings() const override {
     if (pending_) {
@@ -283,6 +326,31 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   }
 
  private:
+  // Runs launch(k) for the kernel k of this call on `stream`, between the timing events unless
+  // the stream is being captured; while autotuning, waits for it and records its time.
+  template <class Launch>
+  void enqueue(cudaStream_t stream, const Launch& launch) {
+    Resources<Scalar>& r = *r_;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    KSPMV_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    const bool tuning = r.kernels.size() > 1;
+    if (capture != cudaStreamCaptureStatusNone && tuning)
+      throw UnsupportedError(
+          "apply: Kernel::Auto with autotune times its first applies; run them before "
+          "capturing a CUDA graph");
+    const std::size_t k = pick();
+    if (capture != cudaStreamCaptureStatusNone) {
+      launch(k);
+      return;
+    }
+    r.start.record(stream);
+    launch(k);
+    r.done.record(stream);
+    pending_ = true;
+    timings_.h2d_ms = 0;
+    if (tuning) record(k, finish_timing());
+  }
+
   // The kernel of this call: round robin over the candidates while autotuning.
   std::size_t pick() const { return r_->kernels.size() > 1 ? calls_ % r_->kernels.size() : 0; }
 
@@ -326,6 +394,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   Ordinal m_, n_;
   Offset nnz_;
   bool device_sourced_;  // built from a CSR on the device: it stays there
+  Options options_;
   std::unique_ptr<Resources<Scalar>> r_;
   std::vector<float> best_ms_;
   std::size_t calls_ = 0;
@@ -365,11 +434,22 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar
         "cuda backend: a matrix in device memory stays resident; streaming takes a host matrix");
   const int device = checked_device(options);
   DeviceGuard guard(device);
-  auto a = std::make_shared<DeviceCsr<Scalar>>(adopt(arrays, options.validate));
+  return from_device(device, std::make_shared<DeviceCsr<Scalar>>(adopt(arrays, options.validate)),
+                     options);
+}
+
+namespace {
+
+// The operator of a CSR already on `device`: the row pointer read back for the plans, the
+// entries too when options.kernel preprocesses them on the host.
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
+                                                  const Options& options) {
   const std::vector<Offset> row_ptr = download_row_ptr(*a);
   Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a};
-  std::vector<Ordinal> col;  // for a kernel that preprocesses the entries on the host
+  std::vector<Ordinal> col;
   std::vector<Scalar> val;
+  const Kernel k = options.kernel;
   if (k != Kernel::Auto && kernel_row<Scalar>(k).info.reads_host_entries) {
     col.resize(a->nnz);
     val.resize(a->nnz);
@@ -380,6 +460,8 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar
   }
   return std::make_unique<DeviceOperator<Scalar>>(device, src, options, false);
 }
+
+}  // namespace
 
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<float>&,
                                                             const Options&);
