@@ -1,0 +1,292 @@
+// What a GPU application pays for using kspmv::Operator rather than a bare kernel (issue
+// "Inside a Kokkos application on the GPU"), one H100 figure each, every result checked against
+// the host reference on a NaN-poisoned y:
+// - device_view_apply_over_kernel: Operator::apply on device vectors (CudaSpace Views on a
+//   Kokkos::Cuda instance when Kokkos has CUDA, a cudaStream_t otherwise) over the same kernel
+//   run bare, event-timed in the same rounds (laplace2d --apply-n^2, double);
+// - spmm4_over_4_applies: one apply on 4 vectors over 4 single-vector applies (--spmm-n^2);
+// - graph_replay_ok: 10 applies captured in a CUDA graph and replayed equal 10 applies on the
+//   stream bit for bit; graph_ms_per_apply beside stream_ms_per_apply;
+// - refresh_over_upload: update_values from host memory over one cudaMemcpy of the values
+//   (wall-clock medians); refresh_device_ms: from device memory;
+// - kokkos_cuda_tests_passed / _total: copied from --tests-json (the GPU suite's kokkos-cuda
+//   step), null without it.
+// Writes interop_bench.json (key "interop") into --out.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_operator.hpp"
+#include "bench_common.hpp"
+#include "kspmv/operator.hpp"
+#include "testing/reference.hpp"
+#include "testing/test_matrices.hpp"
+
+namespace {
+
+using namespace kspmv;
+using namespace kspmv::bench;
+namespace fs = std::filesystem;
+
+struct Args {
+  std::string out, tests_json;
+  int reps = 0, device = 0;
+  Ordinal apply_n = 0, spmm_n = 0;
+};
+
+// Device vectors as the application holds them: CudaSpace Views on an instance of its stream
+// when Kokkos has CUDA, raw pointers on the stream otherwise.
+void apply(Operator<double>& op, cudaStream_t stream, double alpha, const double* x, double beta,
+           double* y, int k = 1) {
+#ifdef KOKKOS_ENABLE_CUDA
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  const Kokkos::Cuda exec(stream);
+  const auto m = static_cast<std::size_t>(op.nrows()), n = static_cast<std::size_t>(op.ncols());
+  if (k == 1) {
+    op.apply(exec, alpha, Kokkos::View<const double*, Kokkos::CudaSpace, Unmanaged>(x, n), beta,
+             Kokkos::View<double*, Kokkos::CudaSpace, Unmanaged>(y, m));
+    return;
+  }
+  const auto kk = static_cast<std::size_t>(k);
+  op.apply(exec, alpha,
+           Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(x, n, kk),
+           beta, Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(y, m, kk));
+#else
+  op.apply(stream, alpha, x, beta, y, k);
+#endif
+}
+
+std::vector<double> download(const cuda::DeviceBuffer<double>& d) {
+  std::vector<double> h(d.size());
+  d.download(h.data());
+  return h;
+}
+
+// y = A x for k columns of x through the operator, against the reference column by column.
+double checked_error(Operator<double>& op, const CsrMatrix<double>& a,
+                     const cuda::DeviceBuffer<double>& dx, cuda::DeviceBuffer<double>& dy,
+                     cudaStream_t stream, int k) {
+  KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));
+  apply(op, stream, 1.0, dx.data(), 0.0, dy.data(), k);
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto x = download(dx), y = download(dy);
+  const std::size_t m = a.nrows, n = a.ncols;
+  double worst = 0;
+  for (int c = 0; c < k; ++c) {
+    std::vector<double> ref(m);
+    reference::spmv(1.0, a, x.data() + c * n, 0.0, ref.data());
+    worst = std::max(worst, reference::rel_l2_error(y.data() + c * m, ref.data(), m));
+  }
+  return worst;
+}
+
+Options cuda_auto(int device) {
+  Options o;
+  o.backend = Backend::Cuda;
+  o.devices = {device};
+  return o;
+}
+
+// Wall-clock median of `reps` calls of body after one warm-up call.
+template <class Body>
+double wall_median_ms(const Body& body, int reps) {
+  body();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = Clock::now();
+    body();
+    t.push_back(ms_since(t0));
+  }
+  return median(t);
+}
+
+// "key": N in a JSON file, as a Value (null when absent).
+Value json_number(const std::string& path, const std::string& key) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  std::smatch m;
+  const std::string s = text.str();
+  if (std::regex_search(s, m, std::regex("\"" + key + "\"\\s*:\\s*([0-9]+)")))
+    return Value(std::stoll(m[1]));
+  return Value(nullptr);
+}
+
+int run(const ParsedArgs& parsed) {
+  Args args;
+  args.out = parsed.text("out", ".");
+  args.tests_json = parsed.text("tests-json", "");
+  args.reps = static_cast<int>(parsed.integer("reps", 50, 3, 100000));
+  args.device = static_cast<int>(parsed.integer("device", 0, 0, 1023));
+  args.apply_n = static_cast<Ordinal>(parsed.integer("apply-n", 2048, 2, 20000));
+  args.spmm_n = static_cast<Ordinal>(parsed.integer("spmm-n", 4096, 2, 20000));
+  if (cuda::device_count() <= args.device)
+    throw InvalidArgument("no CUDA device " + std::to_string(args.device));
+  KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
+  const cuda::Stream stream;
+  const cudaStream_t s = stream.get();
+  const double tol = reference::tolerance<double>();
+  bool ok = true;
+  Record interop, details;
+
+  {  // the operator's apply on device vectors against its kernel, bare
+    const std::string spec = "laplace2d:n=" + std::to_string(args.apply_n);
+    const auto a = load_matrix<double>("gen:" + spec);
+    Operator<double> op(a, cuda_auto(args.device));
+    const auto p = CsrPointers<double>{a.row_ptr.data(), a.col_idx.data(), a.values.data(),
+                                       a.nrows, a.ncols};
+    const auto d = std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(p));
+    const auto bare = cuda::make_device_spmv(op.kernel(), d, p);
+    cuda::DeviceBuffer<double> dx(a.ncols), dy(a.nrows);
+    const auto x = test::random_vector<double>(a.ncols, 1);
+    dx.upload(x.data());
+    const double err = checked_error(op, a, dx, dy, s, 1);
+    const auto t = time_interleaved_ms(
+        {[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data()); },
+         [&] { bare->run(1.0, dx.data(), 0.0, dy.data(), s); }},
+        s, args.reps);
+    interop.emplace_back("device_view_apply_over_kernel", t[0] / t[1]);
+    details.emplace_back("apply_matrix", spec);
+    details.emplace_back("apply_kernel", to_string(op.kernel()));
+    details.emplace_back("apply_ms", t[0]);
+    details.emplace_back("kernel_ms", t[1]);
+    details.emplace_back("apply_rel_error", err);
+    ok = ok && err <= tol;
+    std::cerr << spec << ": apply " << t[0] << " ms, kernel " << t[1] << " ms ("
+              << to_string(op.kernel()) << "), error " << err << "\n";
+
+    // 10 applies captured in a graph against 10 on the stream, from the same y.
+    const auto y0 = test::random_vector<double>(a.nrows, 2);
+    const auto ten = [&] {
+      for (int i = 0; i < 10; ++i) apply(op, s, 1.0, dx.data(), 0.5, dy.data());
+    };
+    dy.upload(y0.data());
+    ten();
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(s));
+    const auto on_stream = download(dy);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    KSPMV_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    ten();
+    KSPMV_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+    KSPMV_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    dy.upload(y0.data());
+    KSPMV_CUDA_CHECK(cudaGraphLaunch(exec, s));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(s));
+    const bool same = download(dy) == on_stream;
+    const auto g = time_interleaved_ms({[&] { KSPMV_CUDA_CHECK(cudaGraphLaunch(exec, s)); }, ten},
+                                       s, args.reps);
+    KSPMV_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    KSPMV_CUDA_CHECK(cudaGraphDestroy(graph));
+    interop.emplace_back("graph_replay_ok", same);
+    details.emplace_back("graph_ms_per_apply", g[0] / 10);
+    details.emplace_back("stream_ms_per_apply", g[1] / 10);
+    ok = ok && same;
+    std::cerr << "graph replay " << (same ? "equals" : "DIFFERS FROM") << " the stream; "
+              << g[0] / 10 << " against " << g[1] / 10 << " ms per apply\n";
+
+    // New values: from host memory against one upload of them, and from device memory.
+    std::vector<double> values(a.values.data(), a.values.data() + a.nnz());
+    for (double& v : values) v *= 2;
+    const auto nnz = static_cast<std::size_t>(a.nnz());
+    cuda::DeviceBuffer<double> dvals(nnz);
+    const double refresh = wall_median_ms([&] { op.update_values(values.data(), nnz, false); },
+                                          args.reps);
+    const double upload = wall_median_ms([&] { dvals.upload(values.data()); }, args.reps);
+    const double refresh_device =
+        wall_median_ms([&] { op.update_values(dvals.data(), nnz, true); }, args.reps);
+    CsrMatrix<double> doubled = a;
+    doubled.values = make_host_view<double>("values", nnz);
+    std::copy(values.begin(), values.end(), doubled.values.data());
+    const double refreshed_err = checked_error(op, doubled, dx, dy, s, 1);
+    interop.emplace_back("refresh_over_upload", refresh / upload);
+    details.emplace_back("refresh_ms", refresh);
+    details.emplace_back("upload_values_ms", upload);
+    details.emplace_back("refresh_device_ms", refresh_device);
+    details.emplace_back("refresh_rel_error", refreshed_err);
+    ok = ok && refreshed_err <= tol;
+    std::cerr << "update_values " << refresh << " ms (device " << refresh_device
+              << " ms) against an upload of " << upload << " ms, error " << refreshed_err << "\n";
+  }
+
+  {  // 4 vectors at once against 4 applies
+    const std::string spec = "laplace2d:n=" + std::to_string(args.spmm_n);
+    const auto a = load_matrix<double>("gen:" + spec);
+    Operator<double> op(a, cuda_auto(args.device));
+    const std::size_t m = a.nrows, n = a.ncols;
+    cuda::DeviceBuffer<double> dx(4 * n), dy(4 * m);
+    const auto x = test::random_vector<double>(4 * n, 3);
+    dx.upload(x.data());
+    const double err = checked_error(op, a, dx, dy, s, 4);
+    const auto t = time_interleaved_ms(
+        {[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data(), 4); },
+         [&] {
+           for (std::size_t c = 0; c < 4; ++c)
+             apply(op, s, 1.0, dx.data() + c * n, 0.0, dy.data() + c * m);
+         }},
+        s, std::max(3, args.reps / 5));
+    interop.emplace_back("spmm4_over_4_applies", t[0] / t[1]);
+    details.emplace_back("spmm_matrix", spec);
+    details.emplace_back("spmm4_ms", t[0]);
+    details.emplace_back("four_applies_ms", t[1]);
+    details.emplace_back("spmm_rel_error", err);
+    ok = ok && err <= tol;
+    std::cerr << spec << ": 4 vectors " << t[0] << " ms, 4 applies " << t[1] << " ms, error "
+              << err << "\n";
+  }
+
+  interop.emplace_back("kokkos_cuda_tests_passed",
+                       args.tests_json.empty() ? Value(nullptr)
+                                               : json_number(args.tests_json,
+                                                             "kokkos_cuda_tests_passed"));
+  interop.emplace_back("kokkos_cuda_tests_total",
+                       args.tests_json.empty() ? Value(nullptr)
+                                               : json_number(args.tests_json,
+                                                             "kokkos_cuda_tests_total"));
+#ifdef KOKKOS_ENABLE_CUDA
+  details.emplace_back("vectors", "Kokkos::View in CudaSpace on a Kokkos::Cuda instance");
+#else
+  details.emplace_back("vectors", "device pointers on a cudaStream_t (Kokkos without CUDA)");
+#endif
+  fs::create_directories(args.out);
+  std::ofstream f(fs::path(args.out) / "interop_bench.json");
+  JsonWriter j(f);
+  j.begin_object().field("device", device_name(args.device)).field("date", utc_date());
+  j.field("interop", interop).field("details", details).field("ok", ok).end_object();
+  std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
+  return ok ? 0 : 1;
+}
+
+Command command() {
+  Command c;
+  c.name = "interop_bench";
+  c.program = "";
+  c.description =
+      "What an application pays for kspmv::Operator on device vectors against the bare kernel,\n"
+      "k = 4 vectors against 4 applies, CUDA-graph replay, and update_values against an upload.\n"
+      "Writes interop_bench.json into --out.";
+  c.options = {
+      {"apply-n", "N", "laplace2d N^2 of the apply, graph and refresh figures (default 2048)"},
+      {"spmm-n", "N", "laplace2d N^2 of the 4-vector figure (default 4096)"},
+      {"reps", "N", "event-timed rounds (default 50)"},
+      {"tests-json", "FILE", "kokkos_cuda.json of the GPU suite's kokkos-cuda step"},
+      kDeviceOption,
+      kOutOption,
+  };
+  c.run = run;
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kspmv::tools::command_main(command(), argc, argv);
+}
