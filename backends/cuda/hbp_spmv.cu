@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backends/cuda/hbp_spmv.hpp"
+#include "backends/cuda/search.cuh"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
 
@@ -39,19 +40,6 @@ unsigned grid_for(long long threads) {
 
 __device__ __forceinline__ unsigned lanes_below(int lane) {
   return (1u << lane) - 1u;
-}
-
-// The last index i < n with v[i] <= x, for non-decreasing v with v[0] <= x.
-__device__ Ordinal last_at_most(const Ordinal* __restrict__ v, Ordinal n, long long x) {
-  Ordinal lo = 0, hi = n;  // v[lo] <= x < v[hi] (v[n] taken as infinite)
-  while (hi - lo > 1) {
-    const Ordinal mid = lo + (hi - lo) / 2;
-    if (v[mid] <= x)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
 }
 
 // Calls f(block_col, first, count, run) for each run of the sorted columns of row i in one block

@@ -161,14 +161,6 @@ class MultiDeviceSpmv {
   std::vector<ExchangeTrial> trials_;
 };
 
-// Kernels of the executor (multi_device.cu), enqueued on `stream` of the current device.
-// dst[i] = src[idx[i]] for i < count (halo send buffers).
-template <class S>
-void gather_entries(S* dst, const S* src, const Ordinal* idx, Ordinal count, cudaStream_t stream);
-// y[i] += p[i] for i < count (Merge).
-template <class S>
-void add_vector(S* y, const S* p, Ordinal count, cudaStream_t stream);
-
 extern template class MultiVector<float>;
 extern template class MultiVector<double>;
 extern template class MultiDeviceSpmv<float>;
