@@ -50,6 +50,17 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     if (!candidates_.empty()) tune(slowest);
   }
 
+  // New values (host, CSR order of the matrix) in the executors alive, the plan and exchange
+  // kept. While the partition is tuned, the candidates still to be built take them too, from a
+  // copy of them (nnz scalars, freed when tuning ends): the caller's matrix keeps its values.
+  void update_values(const S* csr_order_values) {
+    current_->update_values(csr_order_values);
+    if (best_) best_->update_values(csr_order_values);
+    if (candidates_.empty()) return;
+    values_.assign(csr_order_values, csr_order_values + host_.nnz());
+    host_.val = values_.data();
+  }
+
   Kernel kernel() const override { return current_->block_kernels().front(); }
   Timings timings() const override { return timings_; }
 
@@ -78,11 +89,13 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
       current_ = std::move(best_);
       candidates_.clear();
       keep_.reset();
+      values_ = std::vector<S>();
     }
   }
 
   CsrPointers<S> host_;
   std::shared_ptr<const void> keep_;
+  std::vector<S> values_;  // refreshed values while tuning (host_.val then points here)
   part::PartitionOptions popt_;
   MultiDeviceOptions mopt_;
   std::vector<part::LraParams> candidates_;  // empty: not tuning
