@@ -211,6 +211,54 @@ TEST_P(Conformance, ZooTransposeAndBlocksMatchReference) {
   for (const auto& [name, a] : zoo<double>()) check_modes(a, "double " + name);
 }
 
+// New values on the same pattern (from host memory, and from device memory on CUDA): the same
+// kernel runs, on the new values.
+TEST_P(Conformance, ZooUpdateValuesKeepsTheKernelAndMatchesReference) {
+  for (const auto& [name, a] : zoo<double>()) {
+    Options o;
+    o.backend = GetParam().backend;
+    o.kernel = GetParam().kernel;
+    o.autotune = GetParam().autotune;
+    Operator<double> op(a, o);
+    const auto x = random_vector<double>(a.ncols, 31);
+    std::vector<double> y(a.nrows);
+    for (int r = 0; r < (o.autotune ? 40 : 1); ++r) op.apply(1.0, x.data(), 0.0, y.data());
+    const Kernel kernel = op.kernel();
+    for (const bool device : {false, true}) {
+      if (device && o.backend != Backend::Cuda) continue;
+      CsrMatrix<double> b = a;  // the same pattern, new values
+      b.values = make_host_view<double>("values", a.nnz());
+      const auto v = random_vector<double>(a.nnz(), device ? 33 : 32);
+      std::copy(v.begin(), v.end(), b.values.data());
+#ifdef KSPMV_HAVE_CUDA
+      if (device) {
+        cuda::DeviceBuffer<double> dv(v.size());
+        dv.upload(v.data());
+        op.update_values(dv.data(), v.size(), true);
+      }
+#endif
+      if (!device) op.update_values(HostView<const double>(v.data(), v.size()));
+      EXPECT_EQ(op.kernel(), kernel) << name;
+      for (const Vectors where : vector_places()) {
+        auto y0 = nan_vector<double>(a.nrows), yk = y0, ref = y0;
+        reference::spmv(1.5, b, x.data(), 0.0, ref.data());
+        apply(op, 1.5, x, 0.0, yk, where);
+        EXPECT_LE(spmv_error(yk, ref, 1.5, b, x.data(), 0.0, y0), reference::tolerance<double>())
+            << name << (device ? " device values" : " host values") << " vectors "
+            << static_cast<int>(where) << " kernel " << to_string(op.kernel());
+      }
+      // The transpose is rebuilt from the new values.
+      const auto bt = transpose(b);
+      std::vector<double> xt = random_vector<double>(a.nrows, 34), yt(a.ncols), reft(a.ncols);
+      reference::spmv(1.0, bt, xt.data(), 0.0, reft.data());
+      apply_block(op, 1.0, xt, a.nrows, 0.0, yt, a.ncols, 1, Mode::Transpose, false);
+      EXPECT_LE(reference::rel_l2_error(yt.data(), reft.data(), yt.size()),
+                reference::tolerance<double>())
+          << name << " transpose after update_values";
+    }
+  }
+}
+
 TEST_P(Conformance, LongRowMatchesReference) {
   check(long_row_matrix<float>(), "float long_row");
   check(long_row_matrix<double>(), "double long_row");

@@ -85,6 +85,9 @@ class CsrVector final : public DeviceSpmv<Scalar> {
     }
     long_rows_.run(a_->view(), alpha, x, beta, y, stream);
   }
+  // The values are read from the shared DeviceCsr; the lanes and the long-row plan come from
+  // row_ptr alone: nothing to refresh.
+  void update_values(const Scalar*, cudaStream_t) override {}
   Kernel kernel() const override { return Kernel::CsrVector; }
   std::size_t extra_device_bytes() const override { return long_rows_.device_bytes(); }
 

@@ -157,6 +157,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
         n_(src.host.n),
         nnz_(src.host.m > 0 ? src.host.row_ptr[src.host.m] : 0),
         device_sourced_(src.a != nullptr),
+        streamed_(streamed),
         options_(o) {
     const auto t0 = Clock::now();
     DeviceGuard guard(device_);
@@ -293,12 +294,12 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       if (nnz > 0)
         KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.a->val.data(), values, nnz * sizeof(Scalar), kind, s));
       on_device = r.a->val.data();
-    } else if (!device) {
+    } else if (!device && !streamed_) {  // a layout of its own gathers from device memory
       if (r.values.size() < nnz) r.values = DeviceBuffer<Scalar>(nnz);
       if (nnz > 0)
         KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.values.data(), values, nnz * sizeof(Scalar), kind, s));
       on_device = r.values.data();
-    }
+    }  // streamed: full-overlap refills its host copy from wherever the values are
     for (auto& kernel : r.kernels) kernel->update_values(on_device, s);
     r.stream.synchronize();
   }
@@ -394,6 +395,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   Ordinal m_, n_;
   Offset nnz_;
   bool device_sourced_;  // built from a CSR on the device: it stays there
+  bool streamed_;        // full-overlap: the matrix stays in host memory
   Options options_;
   std::unique_ptr<Resources<Scalar>> r_;
   std::vector<float> best_ms_;

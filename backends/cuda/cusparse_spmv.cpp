@@ -42,6 +42,11 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     KSPMV_CUDA_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, x_,
                                   &beta, y_, cuda_data_type<Scalar>(), alg_, buffer_.data()));
   }
+  // The matrix descriptor points at the shared DeviceCsr's values, which the caller refreshes
+  // in place. The buffer's size and cusparseSpMV_preprocess serve repeated SpMVs on the same
+  // sparsity pattern, and are kept (cuSPARSE documents, for cusparseSpMM_preprocess, that the
+  // values may change arbitrarily); the GPU refresh test checks this on the cuSPARSE in use.
+  void update_values(const Scalar*, cudaStream_t) override {}
   Kernel kernel() const override { return kernel_; }
   std::size_t extra_device_bytes() const override { return buffer_.bytes(); }
 

@@ -36,13 +36,18 @@ class DeviceSpmv {
   // Enqueues y = alpha*A*x + beta*y on `stream`; x and y are device pointers. beta == 0
   // overwrites y (NaN included); alpha == 0 must not read A.
   virtual void run(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) = 0;
+  // Value refresh: new values of the same pattern, nnz entries in the CSR order of the matrix
+  // the kernel was built from, put in place of the old ones on `stream`, every plan kept (lanes,
+  // batches, long rows, segments, HBP's blocks and row order); the runs enqueued on `stream`
+  // after it see them. `values` is device memory of the current device (full-overlap, whose
+  // matrix stays in host memory, also takes host memory), read on `stream` only: it may be
+  // reused once `stream` has passed the refresh. Kernels that run on a shared DeviceCsr read
+  // their values there: the caller copies the new values into DeviceCsr::val first (on
+  // `stream`), and these refresh only what they derived from them. Kernels with a layout of
+  // their own gather into it. The first call may allocate and upload (synchronously) what the
+  // gather needs; later calls neither allocate nor synchronize the host.
+  virtual void update_values(const Scalar* values, cudaStream_t stream) = 0;
   virtual Kernel kernel() const = 0;
-  // New values in the CSR order of the matrix the kernel was built from, in device memory,
-  // enqueued on `stream`; the kernels on the shared DeviceCsr find them there already.
-  virtual void update_values(const Scalar* values, cudaStream_t stream) {
-    (void)values, (void)stream;
-    throw UnsupportedError("update_values: not implemented for this kernel");
-  }
   // Device memory this kernel holds beyond the shared DeviceCsr (formats, work buffers).
   virtual std::size_t extra_device_bytes() const { return 0; }
 };

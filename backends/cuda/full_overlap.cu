@@ -68,6 +68,7 @@ class FullOverlap final : public DeviceSpmv<S> {
     const cudaStream_t cs = copy_stream_.get();
     KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cs, start_.get(), 0));
     if (ran_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cs, finished_.get(), 0));
+    if (fetched_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cs, fetched_values_.get(), 0));
     for (std::size_t i = 0; i < big_.size(); ++i) {
       const BigBatchInfo& g = big_[i];
       copy(col_d_.data(), col_h_.data(), g.nnz_begin, g.nnz_end, cs);
@@ -89,6 +90,27 @@ class FullOverlap final : public DeviceSpmv<S> {
     }
     finished_.record(stream);
     ran_ = true;
+  }
+  // The matrix streams from the pinned host copy on every run: the new values go there, after
+  // the copies of the previous run have read the old ones. From host memory: the host waits for
+  // them (and for a refresh from device memory still under way), then copies. From device
+  // memory: a copy to the host enqueued on `stream`, which the next run's copies follow.
+  void update_values(const S* values, cudaStream_t stream) override {
+    if (nnz_ == 0) return;
+    cudaPointerAttributes at{};
+    KSPMV_CUDA_CHECK(cudaPointerGetAttributes(&at, values));
+    if (at.type == cudaMemoryTypeUnregistered || at.type == cudaMemoryTypeHost) {
+      if (ran_) finished_.synchronize();
+      if (fetched_) fetched_values_.synchronize();
+      std::copy(values, values + nnz_, val_h_.data());
+      return;
+    }
+    if (ran_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(stream, finished_.get(), 0));
+    if (fetched_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(stream, fetched_values_.get(), 0));
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(val_h_.data(), values, std::size_t(nnz_) * sizeof(S),
+                                     cudaMemcpyDefault, stream));
+    fetched_values_.record(stream);
+    fetched_ = true;
   }
   Kernel kernel() const override { return Kernel::FullOverlap; }
   std::size_t extra_device_bytes() const override {
@@ -122,6 +144,8 @@ class FullOverlap final : public DeviceSpmv<S> {
   std::vector<Event> copied_;  // per big batch: its copies (and the earlier ones) are done
   Event start_{false}, finished_{false};
   bool ran_ = false;
+  Event fetched_values_{false};  // after the last refresh from device memory
+  bool fetched_ = false;
 };
 
 }  // namespace

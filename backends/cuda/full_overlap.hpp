@@ -14,8 +14,9 @@ namespace kspmv::cuda {
 // (row_ptr, col, val: the copies of a run land there) and uploads the plan (batches, long rows:
 // these stay resident). run() then enqueues the H2D copies of the params.big_batches big batches
 // in order on a copy stream (after the work on `stream`), and on `stream` each big batch's batch
-// and long-row kernels after its copy. Throws UnsupportedError when nnz >= 2^31 and
-// InvalidArgument for bad params.
+// and long-row kernels after its copy. update_values takes the new values from host or device
+// memory into the pinned copy. Throws UnsupportedError when nnz >= 2^31 and InvalidArgument for
+// bad params.
 template <class S>
 std::unique_ptr<DeviceSpmv<S>> make_full_overlap(const CsrPointers<S>& host,
                                                  const BatchParams& params = {});

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backends/cuda/hbp_spmv.hpp"
+#include "backends/cuda/search.cuh"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
 
@@ -39,19 +40,6 @@ unsigned grid_for(long long threads) {
 
 __device__ __forceinline__ unsigned lanes_below(int lane) {
   return (1u << lane) - 1u;
-}
-
-// The last index i < n with v[i] <= x, for non-decreasing v with v[0] <= x.
-__device__ Ordinal last_at_most(const Ordinal* __restrict__ v, Ordinal n, long long x) {
-  Ordinal lo = 0, hi = n;  // v[lo] <= x < v[hi] (v[n] taken as infinite)
-  while (hi - lo > 1) {
-    const Ordinal mid = lo + (hi - lo) / 2;
-    if (v[mid] <= x)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
 }
 
 // Calls f(block_col, first, count, run) for each run of the sorted columns of row i in one block
@@ -317,17 +305,16 @@ __global__ void __launch_bounds__(kSortThreads)
 
 // The conversion (Sec. III-B), a warp per group (global group gw: group gw - group_ptr[b] of
 // block b): step k writes the k-th element of every row of the group that has one, and
-// add_sign, the distance to the row's next element (-1 at its last).
+// add_sign, the distance to the row's next element (-1 at its last); with `source`, each
+// element's position in the CSR (what a value refresh gathers through).
 template <class S>
-__global__ void hbp_fill_kernel(const Ordinal* __restrict__ csr_col, const S* __restrict__ csr_val,
-                                const DeviceOffset* __restrict__ first,
-                                const Ordinal* __restrict__ output_hash,
-                                const Ordinal* __restrict__ table_ptr,
-                                const Ordinal* __restrict__ block_col,
-                                const Ordinal* __restrict__ group_ptr,
-                                const DeviceOffset* __restrict__ group_begin, Ordinal blocks,
-                                Ordinal groups, Ordinal M, std::uint16_t* __restrict__ col,
-                                S* __restrict__ data, std::int8_t* __restrict__ add_sign) {
+__global__ void hbp_fill_kernel(
+    const Ordinal* __restrict__ csr_col, const S* __restrict__ csr_val,
+    const DeviceOffset* __restrict__ first, const Ordinal* __restrict__ output_hash,
+    const Ordinal* __restrict__ table_ptr, const Ordinal* __restrict__ block_col,
+    const Ordinal* __restrict__ group_ptr, const DeviceOffset* __restrict__ group_begin,
+    Ordinal blocks, Ordinal groups, Ordinal M, std::uint16_t* __restrict__ col,
+    S* __restrict__ data, std::int8_t* __restrict__ add_sign, DeviceOffset* __restrict__ source) {
   const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (gw >= groups) return;  // whole warps leave together
   const int lane = threadIdx.x & 31;
@@ -349,6 +336,7 @@ __global__ void hbp_fill_kernel(const Ordinal* __restrict__ csr_col, const S* __
       const DeviceOffset dst = pos + rank;
       col[dst] = static_cast<std::uint16_t>(csr_col[src + k] - col_base);
       data[dst] = csr_val[src + k];
+      if (source) source[dst] = src + k;
       add_sign[dst] = static_cast<std::int8_t>(
           c > k + 1 ? __popc(active) - rank + __popc(next & lanes_below(lane)) : -1);
     }
@@ -451,7 +439,9 @@ std::vector<T> to_host(const DeviceBuffer<T>& d) {
 template <class S>
 class HbpSpmv final : public DeviceSpmv<S> {
  public:
-  explicit HbpSpmv(DeviceHbp<S> h) : h_(std::move(h)) {
+  // `sources`: the CSR position of each element of h.data, for value refresh.
+  HbpSpmv(DeviceHbp<S> h, std::vector<DeviceOffset> sources)
+      : h_(std::move(h)), sources_host_(std::move(sources)) {
     int device = 0, sms = 0, per_sm = 0, max_smem = 0;
     KSPMV_CUDA_CHECK(cudaGetDevice(&device));
     KSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -486,13 +476,27 @@ class HbpSpmv final : public DeviceSpmv<S> {
     check_launch("hbp_combine_kernel");
   }
 
+  // The elements gathered from `values` (CSR order) through their CSR positions (nnz
+  // DeviceOffsets), kept on the host from the build and uploaded by the first refresh.
+  void update_values(const S* values, cudaStream_t stream) override {
+    const Ordinal nnz = static_cast<Ordinal>(h_.data.size());  // < 2^31 (DeviceHbp::upload)
+    if (nnz == 0) return;
+    if (!sources_.data()) {
+      sources_ = upload_vector(sources_host_);
+      sources_host_ = std::vector<DeviceOffset>();
+    }
+    gather_entries(h_.data.data(), values, sources_.data(), nnz, stream);
+  }
+
   Kernel kernel() const override { return Kernel::Hbp; }
   std::size_t extra_device_bytes() const override {
-    return h_.bytes() + partial_.bytes() + ticket_.bytes();
+    return h_.bytes() + partial_.bytes() + ticket_.bytes() + sources_.bytes();
   }
 
  private:
   DeviceHbp<S> h_;
+  std::vector<DeviceOffset> sources_host_;  // until the first refresh
+  DeviceBuffer<DeviceOffset> sources_;      // from the first refresh on
   std::size_t smem_ = 0;
   Ordinal warps_ = 1;
   HbpSplit split_;
@@ -557,10 +561,12 @@ T read_back(const T* p) {
   return v;
 }
 
-// build_hbp_device with the given hash, or (null) the hash sampled in Alg. 2's first pass.
+// build_hbp_device with the given hash, or (null) the hash sampled in Alg. 2's first pass;
+// with `sources`, also each element's position in `a` (on the host).
 template <class Scalar>
 DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
-                                  const HbpHash* given, HbpReorder reorder) {
+                                  const HbpHash* given, HbpReorder reorder,
+                                  std::vector<DeviceOffset>* sources = nullptr) {
   check_hbp_params(p);
   const Ordinal N = p.block_rows, M = p.block_cols, m = a.m;
   const Ordinal C = static_cast<Ordinal>((static_cast<long long>(a.n) + M - 1) / M);
@@ -679,14 +685,16 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
   h.col = DeviceBuffer<std::uint16_t>(a.nnz);
   h.data = DeviceBuffer<Scalar>(a.nnz);
   h.add_sign = DeviceBuffer<std::int8_t>(a.nnz);
+  DeviceBuffer<DeviceOffset> source(sources ? a.nnz : 0);
   if (groups > 0) {
     hbp_fill_kernel<Scalar><<<grid_for(static_cast<long long>(groups) * 32), kBlock>>>(
         a.col.data(), a.val.data(), first.data(), h.output_hash.data(), h.table_ptr.data(),
         h.block_col.data(), group_ptr.data(), group_begin.data(), blocks, groups, M, h.col.data(),
-        h.data.data(), h.add_sign.data());
+        h.data.data(), h.add_sign.data(), source.data());
     check_launch("hbp_fill_kernel");
   }
   KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+  if (sources) *sources = to_host(source);
   h.reorder_ms = reorder_end.elapsed_since(reorder_start);
   return h;
 }
@@ -708,10 +716,17 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host, const HbpParams& p) {
-  if (a && hbp_rows_sorted(host.row_ptr, host.col, host.m))
-    return std::make_unique<HbpSpmv<Scalar>>(build_hbp_device(*a, p));
+  std::vector<DeviceOffset> sources;  // where each element comes from, for value refresh
+  if (a && hbp_rows_sorted(host.row_ptr, host.col, host.m)) {
+    DeviceHbp<Scalar> h = build_on_device(*a, p, nullptr, HbpReorder::Hash, &sources);
+    return std::make_unique<HbpSpmv<Scalar>>(std::move(h), std::move(sources));
+  }
   const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
-  return std::make_unique<HbpSpmv<Scalar>>(DeviceHbp<Scalar>::upload(build_hbp(host, p, hash)));
+  std::vector<Offset> wide;
+  DeviceHbp<Scalar> h =
+      DeviceHbp<Scalar>::upload(build_hbp(host, p, hash, HbpReorder::Hash, &wide));
+  sources.assign(wide.begin(), wide.end());  // < 2^31 entries: upload checked nnz
+  return std::make_unique<HbpSpmv<Scalar>>(std::move(h), std::move(sources));
 }
 
 template <class Scalar>

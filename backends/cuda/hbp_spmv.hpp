@@ -47,7 +47,8 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
 // The HBP kernel of `host`: preprocessed on the GPU from `a` (the same matrix uploaded) when its
 // rows are sorted and `a` is given (the hash sampled there too), else on the host and uploaded. A
 // lane sums its row of a block (up to block_cols terms) in double, float included. run() uses work
-// buffers of the object: one run at a time per object.
+// buffers of the object: one run at a time per object. For update_values it keeps each element's
+// CSR position (nnz 32-bit offsets) in host memory, moved to the device by the first refresh.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host,

@@ -75,7 +75,7 @@ MultiVector<S>::~MultiVector() {
 template <class S>
 struct MultiDeviceSpmv<S>::Piece {
   part::Block block;
-  std::shared_ptr<const DeviceCsr<S>> a;
+  std::shared_ptr<DeviceCsr<S>> a;      // the block's non-zero range of the matrix
   std::unique_ptr<DeviceSpmv<S>> spmv;  // null for a block without rows
   Kernel kernel = Kernel::Auto;
   DeviceBuffer<S> partial;  // Merge: alpha * A_piece * x, on the block's device
@@ -219,8 +219,8 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
       const CsrPointers<S> piece{ptrs[p].data(),
                                  exchange_ == Exchange::Halo ? cols.data() : host.col + b.nnz_begin,
                                  host.val + b.nnz_begin, b.rows(), uploaded[p].n};
-      pc->a = std::make_shared<const DeviceCsr<S>>(std::move(uploaded[p]));
-      pc->spmv = make_device_spmv(pc->kernel, pc->a, piece);
+      pc->a = std::make_shared<DeviceCsr<S>>(std::move(uploaded[p]));
+      pc->spmv = make_device_spmv<S>(pc->kernel, pc->a, piece);
       if (exchange_ == Exchange::Merge) {
         pc->partial = DeviceBuffer<S>(b.rows());
         if (b.device != 0) {
@@ -415,6 +415,22 @@ void MultiDeviceSpmv<S>::apply(S alpha, const S* x, S beta, S* y) {
   }
   run(alpha, *hx_, beta, *hy_, true);
   download(*hy_, m_, y);
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::update_values(const S* values) {
+  for (auto& pc : pieces_) {
+    if (!pc->spmv) continue;
+    Dev& dev = *devs_[pc->block.device];
+    DeviceGuard guard(dev.device);
+    // After the copy has landed, the kernel refreshes what it derives (or gathers) on `main`.
+    pc->a->val.upload(values + pc->block.nnz_begin);
+    pc->spmv->update_values(pc->a->val.data(), dev.main.get());
+  }
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    dev->main.synchronize();
+  }
 }
 
 template <class S>

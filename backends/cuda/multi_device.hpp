@@ -96,6 +96,12 @@ class MultiDeviceSpmv {
   // y = alpha*A*x + beta*y with host vectors (x: ncols, y: nrows); returns when y is written.
   void apply(S alpha, const S* x, S beta, S* y);
 
+  // New values of the same pattern: nnz host values in the CSR order of the matrix. Each piece
+  // takes its non-zero range into its device CSR and its kernel refreshes from there; the plan,
+  // the exchange, the halo lists and the kernels' plans are kept. Returns when every device
+  // holds them; applies already returned have completed, so none reads the old values.
+  void update_values(const S* values);
+
   // The same on device vectors from make_vector(); returns when the exchange is complete. Work
   // previously enqueued on the devices' legacy default streams is ordered before it.
   // AllGather: x replicated, every device ends with the whole y. Merge: x replicated, device 0
@@ -160,14 +166,6 @@ class MultiDeviceSpmv {
   double halo_setup_ms_ = 0;
   std::vector<ExchangeTrial> trials_;
 };
-
-// Kernels of the executor (multi_device.cu), enqueued on `stream` of the current device.
-// dst[i] = src[idx[i]] for i < count (halo send buffers).
-template <class S>
-void gather_entries(S* dst, const S* src, const Ordinal* idx, Ordinal count, cudaStream_t stream);
-// y[i] += p[i] for i < count (Merge).
-template <class S>
-void add_vector(S* y, const S* p, Ordinal count, cudaStream_t stream);
 
 extern template class MultiVector<float>;
 extern template class MultiVector<double>;

@@ -19,7 +19,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
  public:
   MultiDeviceOperator(const CsrPointers<S>& host, std::shared_ptr<const void> keep,
                       const Options& o)
-      : host_(host), keep_(std::move(keep)) {
+      : host_(host), nnz_(host.nnz()), keep_(std::move(keep)) {
     const auto t0 = Clock::now();
     if (o.residency == Residency::Streamed)
       throw UnsupportedError("multi-device operator: the matrix is resident on the devices");
@@ -65,6 +65,25 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     get(y, hy_.data(), hy_.size());
   }
 
+  // New values (host, CSR order of the matrix) in the executors alive, the plan and exchange
+  // kept. While the partition is tuned, the candidates still to be built take them too, from a
+  // copy of them (nnz scalars, freed when tuning ends): the caller's matrix keeps its values.
+  void update_values(const S* values, bool device) override {
+    const S* csr_order_values = values;
+    if (device) {  // the executors take host values
+      hv_.resize(static_cast<std::size_t>(nnz_));
+      if (!hv_.empty())
+        KSPMV_CUDA_CHECK(
+            cudaMemcpy(hv_.data(), values, hv_.size() * sizeof(S), cudaMemcpyDeviceToHost));
+      csr_order_values = hv_.data();
+    }
+    current_->update_values(csr_order_values);
+    if (best_) best_->update_values(csr_order_values);
+    if (candidates_.empty()) return;
+    values_.assign(csr_order_values, csr_order_values + host_.nnz());
+    host_.val = values_.data();
+  }
+
   Kernel kernel() const override { return current_->block_kernels().front(); }
   Timings timings() const override { return timings_; }
 
@@ -93,11 +112,14 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
       current_ = std::move(best_);
       candidates_.clear();
       keep_.reset();
+      values_ = std::vector<S>();
     }
   }
 
-  CsrPointers<S> host_;
+  CsrPointers<S> host_;  // valid while keep_ holds the matrix (until tuning ends)
+  Offset nnz_;
   std::shared_ptr<const void> keep_;
+  std::vector<S> values_;  // refreshed values while tuning (host_.val then points here)
   part::PartitionOptions popt_;
   MultiDeviceOptions mopt_;
   std::vector<part::LraParams> candidates_;  // empty: not tuning
@@ -105,7 +127,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
   int trials_ = 0;
   double best_ms_ = std::numeric_limits<double>::infinity();
   std::unique_ptr<MultiDeviceSpmv<S>> current_, best_;
-  std::vector<S> hx_, hy_;  // apply_device's host copies
+  std::vector<S> hx_, hy_, hv_;  // apply_device's and update_values' host copies
   Timings timings_;
 };
 

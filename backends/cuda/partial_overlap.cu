@@ -29,6 +29,9 @@ class PartialOverlap final : public DeviceSpmv<S> {
     // Alg. 9's long rows, each spread over many warps (one block per row is a cliff at 1e6 nnz).
     long_rows_.run(a_->view(), alpha, x, beta, y, stream);
   }
+  // The values are read from the shared DeviceCsr; batches and long rows come from row_ptr
+  // alone (Alg. 3): nothing to refresh.
+  void update_values(const S*, cudaStream_t) override {}
   Kernel kernel() const override { return Kernel::PartialOverlap; }
   std::size_t extra_device_bytes() const override {
     return batches_.bytes() + long_rows_.device_bytes();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/search.cuh"
 #include "backends/cuda/seg_spmv.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
@@ -169,6 +170,28 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// Value refresh of the padded layout (Sec. III): padded entry p lies in segment s = p / L of
+// the row i with row_seg_ptr[i] <= s < row_seg_ptr[i + 1] and is that row's entry
+// p - row_seg_ptr[i] * L, or padding (left 0) past the row's length. A thread per padded entry;
+// the row is searched among those of p's tile: from the one before the first the tile owns (it
+// may reach into the tile) to the last it owns.
+template <class S>
+__global__ void seg_refresh_kernel(const Offset* __restrict__ row_ptr,
+                                   const DeviceOffset* __restrict__ row_seg_ptr,
+                                   const Ordinal* __restrict__ own_begin, long long padded_nnz,
+                                   int log2_len, const S* __restrict__ values,
+                                   S* __restrict__ val) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; p < padded_nnz;
+       p += stride) {
+    const long long b = p / kTile;
+    const Ordinal lo = max(own_begin[b] - 1, 0), hi = own_begin[b + 1];
+    const Ordinal i = lo + last_at_most(row_seg_ptr + lo, hi - lo, p >> log2_len);
+    const long long j = p - (static_cast<long long>(row_seg_ptr[i]) << log2_len);
+    if (j < row_ptr[i + 1] - row_ptr[i]) val[p] = values[row_ptr[i] + j];
+  }
+}
+
 template <class S>
 class SegSpmv final : public DeviceSpmv<S> {
  public:
@@ -201,6 +224,7 @@ class SegSpmv final : public DeviceSpmv<S> {
     head_ = DeviceBuffer<S>(tiles_);
     tail_ = DeviceBuffer<S>(tiles_);
     upload_padded(a, seg_length, rsp);
+    if (a.m > 0) row_ptr_host_.assign(a.row_ptr, a.row_ptr + std::size_t(a.m) + 1);
   }
 
   void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
@@ -221,11 +245,27 @@ class SegSpmv final : public DeviceSpmv<S> {
     run_spans<kBlock>(spans_[1], alpha, beta, y, stream);
   }
 
+  // The padded values refilled from `values` (CSR order): the layout is a function of row_ptr
+  // and the segment length, so no map is kept, only row_ptr (m + 1 Offsets), on the host until
+  // the first refresh uploads it.
+  void update_values(const S* values, cudaStream_t stream) override {
+    if (padded_nnz_ == 0) return;
+    if (!row_ptr_.data()) {
+      row_ptr_ = upload_vector(row_ptr_host_);
+      row_ptr_host_ = std::vector<Offset>();
+    }
+    const long long blocks = std::min<long long>((padded_nnz_ + kBlock - 1) / kBlock, 1 << 20);
+    seg_refresh_kernel<S><<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
+        row_ptr_.data(), row_seg_ptr_.data(), own_begin_.data(), padded_nnz_, log2_len_, values,
+        val_.data());
+    check_launch("seg_refresh_kernel");
+  }
+
   Kernel kernel() const override { return tree_ ? Kernel::SegR : Kernel::Seg; }
 
   std::size_t extra_device_bytes() const override {
     return col_.bytes() + val_.bytes() + row_seg_ptr_.bytes() + own_begin_.bytes() +
-           spans_[0].bytes() + spans_[1].bytes() + head_.bytes() + tail_.bytes();
+           spans_[0].bytes() + spans_[1].bytes() + head_.bytes() + tail_.bytes() + row_ptr_.bytes();
   }
 
  private:
@@ -287,6 +327,8 @@ class SegSpmv final : public DeviceSpmv<S> {
   DeviceBuffer<Ordinal> own_begin_;
   DeviceSpans spans_[2];
   DeviceBuffer<S> head_, tail_;
+  std::vector<Offset> row_ptr_host_;  // until the first refresh
+  DeviceBuffer<Offset> row_ptr_;      // from the first refresh on
 };
 
 }  // namespace

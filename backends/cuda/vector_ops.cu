@@ -21,14 +21,36 @@ __global__ void scale_kernel(Scalar* __restrict__ y, Ordinal m, std::size_t ldy,
   }
 }
 
+template <class Scalar>
+__global__ void gather_kernel(Scalar* __restrict__ dst, const Scalar* __restrict__ src,
+                              const Ordinal* __restrict__ idx, Ordinal count) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += stride)
+    dst[i] = src[idx[i]];
+}
+
+template <class Scalar>
+__global__ void add_kernel(Scalar* __restrict__ y, const Scalar* __restrict__ p, Ordinal count) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += stride)
+    y[i] += p[i];
+}
+
+constexpr int kBlock = 256;
+
+// Blocks of a grid-stride loop over `count` entries.
+int grid_for(Ordinal count) {
+  return static_cast<int>(std::min<long long>((count + kBlock - 1) / kBlock, 65535));
+}
+
 }  // namespace
 
 template <class Scalar>
 void scale_columns(Scalar* y, Ordinal m, std::size_t ldy, int k, Scalar beta, cudaStream_t stream) {
   if (m <= 0 || k <= 0 || beta == Scalar(1)) return;
-  constexpr int kBlock = 256;
-  const dim3 blocks(static_cast<unsigned>(std::min<long long>((m + kBlock - 1) / kBlock, 65535)),
-                    static_cast<unsigned>(std::min(k, 65535)));
+  const dim3 blocks(static_cast<unsigned>(grid_for(m)), static_cast<unsigned>(std::min(k, 65535)));
   scale_kernel<<<blocks, kBlock, 0, stream>>>(y, m, ldy, k, beta);
   check_launch("scale_kernel");
 }
@@ -38,9 +60,28 @@ void scale_vector(Scalar* y, Ordinal m, Scalar beta, cudaStream_t stream) {
   scale_columns(y, m, static_cast<std::size_t>(m), 1, beta, stream);
 }
 
+template <class Scalar>
+void gather_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                    cudaStream_t stream) {
+  if (count <= 0) return;
+  gather_kernel<<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
+  check_launch("gather_kernel");
+}
+
+template <class Scalar>
+void add_vector(Scalar* y, const Scalar* p, Ordinal count, cudaStream_t stream) {
+  if (count <= 0) return;
+  add_kernel<<<grid_for(count), kBlock, 0, stream>>>(y, p, count);
+  check_launch("add_kernel");
+}
+
 template void scale_vector(float*, Ordinal, float, cudaStream_t);
 template void scale_vector(double*, Ordinal, double, cudaStream_t);
 template void scale_columns(float*, Ordinal, std::size_t, int, float, cudaStream_t);
 template void scale_columns(double*, Ordinal, std::size_t, int, double, cudaStream_t);
+template void gather_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);
+template void gather_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
+template void add_vector(float*, const float*, Ordinal, cudaStream_t);
+template void add_vector(double*, const double*, Ordinal, cudaStream_t);
 
 }  // namespace kspmv::cuda

@@ -19,4 +19,13 @@ void scale_vector(Scalar* y, Ordinal m, Scalar beta, cudaStream_t stream);
 template <class Scalar>
 void scale_columns(Scalar* y, Ordinal m, std::size_t ldy, int k, Scalar beta, cudaStream_t stream);
 
+// Enqueues dst[i] = src[idx[i]] for i < count on `stream` (halo send buffers, value refresh).
+template <class Scalar>
+void gather_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                    cudaStream_t stream);
+
+// Enqueues y[i] += p[i] for i < count on `stream` (the Merge exchange's sums).
+template <class Scalar>
+void add_vector(Scalar* y, const Scalar* p, Ordinal count, cudaStream_t stream);
+
 }  // namespace kspmv::cuda

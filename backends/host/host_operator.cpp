@@ -10,18 +10,26 @@
 #include "backends/host/spmv.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/formats/value_refresh.hpp"
 
 namespace kspmv::host {
 
 namespace {
 
-// Runs host::spmv on the format it holds.
+// Runs host::spmv on the format it holds, built from `source`.
 template <class Scalar, class Format>
 class FormatOperator final : public OperatorImpl<Scalar> {
  public:
-  FormatOperator(Format format, Kernel kernel, double preprocess_ms)
-      : format_(std::move(format)), kernel_(kernel) {
+  FormatOperator(Format format, Kernel kernel, double preprocess_ms,
+                 const CsrMatrix<Scalar>& source)
+      : format_(std::move(format)), kernel_(kernel), refresh_(source) {
     timings_.preprocess_ms = preprocess_ms;
+  }
+
+  // New values in the CSR order of the source in place of the format's, every plan kept
+  // (ValueRefresh: what each format holds for it). The CSR kernel then has values of its own.
+  void update_values(const Scalar* csr_order_values, bool) override {
+    refresh_(format_, csr_order_values);
   }
 
   void apply_host(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) override {
@@ -36,6 +44,7 @@ class FormatOperator final : public OperatorImpl<Scalar> {
  private:
   Format format_;
   Kernel kernel_;
+  ValueRefresh<Scalar, Format> refresh_;
   Timings timings_;
 };
 
@@ -45,7 +54,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make(const CsrMatrix<Scalar>& a) {
   Kokkos::Timer timer;
   auto format = Build(a);
   const double ms = timer.seconds() * 1e3;
-  return std::make_unique<FormatOperator<Scalar, decltype(format)>>(std::move(format), K, ms);
+  return std::make_unique<FormatOperator<Scalar, decltype(format)>>(std::move(format), K, ms, a);
 }
 
 template <class S>

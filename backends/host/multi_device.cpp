@@ -9,6 +9,7 @@
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/timer.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/formats/value_refresh.hpp"
 
 namespace kspmv::host {
 
@@ -37,6 +38,7 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
   const bool pcsc = plan.scheme == Scheme::PCSC;
   // pCSC partitions the CSC of A (Alg. 4): its pieces take columns, rows and values from there.
   const CscMatrix<S> csc = pcsc ? to_csc(a) : CscMatrix<S>();
+  if (pcsc) csc_order_ = csc_order(a);
   const Offset* ptr = pcsc ? csc.col_ptr.data() : a.row_ptr.data();
   const Ordinal* idx = pcsc ? csc.row_idx.data() : a.col_idx.data();
   const S* val = pcsc ? csc.values.data() : a.values.data();
@@ -152,6 +154,18 @@ void MultiDeviceHost<S>::setup_halo(const CsrMatrix<S>& a) {
 }
 
 template <class S>
+void MultiDeviceHost<S>::update_values(const S* csr_values) {
+  for (auto& dev : devices_)
+    for (auto& pc : dev.pieces) {
+      const Offset begin = pc.block.nnz_begin, count = pc.block.nnz_end - begin;
+      if (csc_order_.extent(0) > 0)
+        gather_values(csc_order_.data() + begin, count, csr_values, pc.val.data());
+      else
+        std::copy(csr_values + begin, csr_values + begin + count, pc.val.data());
+    }
+}
+
+template <class S>
 void MultiDeviceHost<S>::compute_partials(S alpha) {
   const bool pcsc = plan_.scheme == Scheme::PCSC, pcoo = plan_.scheme == Scheme::PCOO;
   std::vector<Acc> acc;
@@ -257,6 +271,10 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     const auto t0 = std::chrono::steady_clock::now();
     md_->apply(alpha, x, beta, y);
     timings_.total_ms = timings_.kernel_ms = ms_since(t0);
+  }
+  // New values (CSR order of the matrix) in every piece; the plan and exchange are kept.
+  void update_values(const S* csr_order_values, bool) override {
+    md_->update_values(csr_order_values);
   }
   Kernel kernel() const override { return Kernel::Csr; }
   Timings timings() const override { return timings_; }

@@ -42,6 +42,11 @@ class MultiDeviceHost {
   // y = alpha*A*x + beta*y (beta == 0 overwrites y, NaN included). x: ncols, y: nrows entries.
   void apply(S alpha, const S* x, S beta, S* y);
 
+  // New values of the same pattern, nnz entries in the CSR order of `a`, in place of each
+  // piece's (the plan, the pieces and the halo are kept): its non-zero range of them, or for
+  // pCSC of their CSC order.
+  void update_values(const S* csr_values);
+
   // The exchange in use (Auto resolved).
   Exchange exchange() const { return exchange_; }
   // Per device, the traffic of one apply (fixed at construction).
@@ -76,6 +81,7 @@ class MultiDeviceHost {
 
   Exchange exchange_;
   part::PartitionPlan plan_;
+  HostView<Offset> csc_order_;  // pCSC: csc_order(a), where the CSC's values come from
   std::vector<Device> devices_;
   std::vector<DeviceTraffic> traffic_;
 };

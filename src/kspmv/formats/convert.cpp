@@ -69,6 +69,14 @@ CscMatrix<Scalar> to_csc(const CsrMatrix<Scalar>& a) {
 }
 
 template <class Scalar>
+HostView<Offset> csc_order(const CsrMatrix<Scalar>& a) {
+  a.validate();
+  auto col_ptr = make_host_view<Offset>("kspmv::convert::col_ptr", std::size_t(a.ncols) + 1);
+  return bucket(
+      a.ncols, a.nnz(), [&](Offset k) { return a.col_idx(k); }, col_ptr);
+}
+
+template <class Scalar>
 CsrMatrix<Scalar> to_csr(const CscMatrix<Scalar>& a) {
   // The CSC arrays of A are the CSR arrays of A^T.
   CsrMatrix<Scalar> at;
@@ -148,6 +156,7 @@ CsrMatrix<Scalar> clone(const CsrMatrix<Scalar>& a) {
   template CooMatrix<S> to_coo(const CsrMatrix<S>&);         \
   template CsrMatrix<S> to_csr(const CooMatrix<S>&);         \
   template CscMatrix<S> to_csc(const CsrMatrix<S>&);         \
+  template HostView<Offset> csc_order(const CsrMatrix<S>&);  \
   template CsrMatrix<S> to_csr(const CscMatrix<S>&);         \
   template CsrMatrix<S> transpose(const CsrMatrix<S>&);      \
   template CsrMatrix<S> sort_and_merge(const CsrMatrix<S>&); \

@@ -20,6 +20,11 @@ CsrMatrix<Scalar> to_csr(const CooMatrix<Scalar>& a);
 template <class Scalar>
 CscMatrix<Scalar> to_csc(const CsrMatrix<Scalar>& a);
 
+// The order of to_csc(a): its p-th entry (CSC order) is entry order(p) of `a` (CSR order). Reads
+// the pattern only (row_ptr, col_idx); what a refresh of the CSC's values gathers through.
+template <class Scalar>
+HostView<Offset> csc_order(const CsrMatrix<Scalar>& a);
+
 // CSC -> CSR.
 template <class Scalar>
 CsrMatrix<Scalar> to_csr(const CscMatrix<Scalar>& a);

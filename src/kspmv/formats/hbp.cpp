@@ -21,19 +21,22 @@ Ordinal col_blocks(Ordinal n, const HbpParams& p) {
 }
 
 // The columns (and values) of every row in non-decreasing column order: `a` itself when it
-// is already so, else a copy with each row stably sorted.
+// is already so, else a copy with each row stably sorted; with `positions`, also where each
+// sorted entry lies in `a`.
 template <class Scalar>
 struct SortedRows {
   std::vector<Ordinal> col;
   std::vector<Scalar> val;
+  std::vector<Offset> pos;  // empty: entry k is a's entry k
   const Ordinal* c = nullptr;
   const Scalar* v = nullptr;
 
-  explicit SortedRows(const CsrPointers<Scalar>& a) : c(a.col), v(a.val) {
+  SortedRows(const CsrPointers<Scalar>& a, bool positions) : c(a.col), v(a.val) {
     if (hbp_rows_sorted(a.row_ptr, a.col, a.m)) return;
     const Offset nnz = a.nnz();
     col.resize(nnz);
     val.resize(nnz);
+    if (positions) pos.resize(nnz);
     std::vector<Offset> order;
     for (Ordinal i = 0; i < a.m; ++i) {
       order.resize(a.row_ptr[i + 1] - a.row_ptr[i]);
@@ -43,11 +46,13 @@ struct SortedRows {
       for (std::size_t k = 0; k < order.size(); ++k) {
         col[a.row_ptr[i] + k] = a.col[order[k]];
         val[a.row_ptr[i] + k] = a.val[order[k]];
+        if (positions) pos[a.row_ptr[i] + k] = order[k];
       }
     }
     c = col.data();
     v = val.data();
   }
+  Offset position(Offset k) const { return pos.empty() ? k : pos[k]; }
 };
 
 // Calls f(block_col, first, count) for each run of row entries [begin, end) in one block column.
@@ -143,14 +148,14 @@ HbpSplit hbp_split(Ordinal blocks, Ordinal warps, double fixed_fraction) {
 
 template <class Scalar>
 HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, const HbpHash& hash,
-                            HbpReorder reorder) {
+                            HbpReorder reorder, std::vector<Offset>* sources) {
   check_hbp_params(p);
   HbpMatrix<Scalar> h;
   h.nrows = a.m;
   h.ncols = a.n;
   h.params = p;
   h.hash = hash;
-  const SortedRows<Scalar> rows(a);
+  const SortedRows<Scalar> rows(a, sources != nullptr);
   const Ordinal N = p.block_rows, M = p.block_cols, C = col_blocks(a.n, p);
   const auto for_each_pair = [&](Ordinal i, auto f) {
     for_each_run(rows.c, a.row_ptr[i], a.row_ptr[i + 1], M, f);
@@ -225,6 +230,7 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
   h.col.resize(a.nnz());
   h.data.resize(a.nnz());
   h.add_sign.resize(a.nnz());
+  if (sources) sources->resize(a.nnz());
   std::vector<int> cnt(N), key(N), offs(N), sorted(N), dp(std::size_t(N) + 1);
   std::vector<Ordinal> placed(N);
   std::vector<std::uint16_t> order(N);
@@ -283,6 +289,7 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
           const Offset dst = pos + rank;
           h.col[dst] = static_cast<std::uint16_t>(rows.c[src] - col_base);
           h.data[dst] = rows.v[src];
+          if (sources) (*sources)[dst] = rows.position(src);
           h.add_sign[dst] =
               static_cast<std::int8_t>(c[l] > j + 1 ? active - rank + next_rank[l] : -1);
           ++rank;
@@ -337,9 +344,9 @@ HbpBalance hbp_balance(const HbpMatrix<Scalar>& h) {
 }
 
 template HbpMatrix<float> build_hbp(const CsrPointers<float>&, const HbpParams&, const HbpHash&,
-                                    HbpReorder);
+                                    HbpReorder, std::vector<Offset>*);
 template HbpMatrix<double> build_hbp(const CsrPointers<double>&, const HbpParams&, const HbpHash&,
-                                     HbpReorder);
+                                     HbpReorder, std::vector<Offset>*);
 template HbpBalance hbp_balance(const HbpMatrix<float>&);
 template HbpBalance hbp_balance(const HbpMatrix<double>&);
 

@@ -117,11 +117,14 @@ struct HbpMatrix {
 // Host preprocessing (the reference of the GPU's): Alg. 2 (the first entry and non-zero count of
 // every row in every block: the pairs), the blocks in schedule order, the reordering, then the
 // format conversion (Sec. III-B); O(nnz + rows + columns / block_cols) time and memory. `hash`
-// is used by HbpReorder::Hash only. Throws InvalidArgument for bad params, UnsupportedError
-// when the table does not fit an Ordinal.
+// is used by HbpReorder::Hash only. With `sources`, also where each element comes from:
+// (*sources)[e] is the position in `a` (CSR order) of data[e], what a refresh of the values
+// gathers through. Throws InvalidArgument for bad params, UnsupportedError when the table does
+// not fit an Ordinal.
 template <class Scalar>
 HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, const HbpHash& hash,
-                            HbpReorder reorder = HbpReorder::Hash);
+                            HbpReorder reorder = HbpReorder::Hash,
+                            std::vector<Offset>* sources = nullptr);
 
 // The fixed/competitive split (Sec. III-C) for `warps` workers: each takes per_warp
 // consecutive blocks in schedule order (blocks [w * per_warp, (w + 1) * per_warp)); blocks
@@ -145,9 +148,9 @@ template <class Scalar>
 HbpBalance hbp_balance(const HbpMatrix<Scalar>& h);
 
 extern template HbpMatrix<float> build_hbp(const CsrPointers<float>&, const HbpParams&,
-                                           const HbpHash&, HbpReorder);
+                                           const HbpHash&, HbpReorder, std::vector<Offset>*);
 extern template HbpMatrix<double> build_hbp(const CsrPointers<double>&, const HbpParams&,
-                                            const HbpHash&, HbpReorder);
+                                            const HbpHash&, HbpReorder, std::vector<Offset>*);
 extern template HbpBalance hbp_balance(const HbpMatrix<float>&);
 extern template HbpBalance hbp_balance(const HbpMatrix<double>&);
 

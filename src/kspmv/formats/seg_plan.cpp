@@ -73,11 +73,11 @@ void seg_fill(const CsrPointers<Scalar>& a, int seg_length, const Offset* row_se
     Offset out = row_seg_ptr[i] * seg_length - first;
     const Offset out_end = row_seg_ptr[i + 1] * seg_length - first;
     for (Offset k = begin; k < end; ++k, ++out) {
-      padded_col[out] = a.col[k];
+      if (padded_col) padded_col[out] = a.col[k];
       padded_val[out] = a.val[k];
     }
     for (; out < out_end; ++out) {  // out_end > end only for a non-empty row: a.col[end-1] exists
-      padded_col[out] = a.col[end - 1];
+      if (padded_col) padded_col[out] = a.col[end - 1];
       padded_val[out] = Scalar(0);
     }
   }

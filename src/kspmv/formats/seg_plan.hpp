@@ -46,7 +46,8 @@ void seg_row_pointers(const Offset* row_ptr, Ordinal m, int seg_length, Offset* 
 // [s * seg_length, (s + 1) * seg_length), and padded_col/padded_val start at the range's first
 // entry, row_seg_ptr[row_begin] * seg_length (whole arrays for rows [0, m), staging buffers for
 // a chunk). Padding has value 0 and the row's last column, so that reading x there is in bounds
-// and hits a line already read. Disjoint row ranges may be filled in parallel.
+// and hits a line already read. Disjoint row ranges may be filled in parallel. A null padded_col
+// writes the values alone (a refresh of the values on the same pattern; a.col is not read).
 template <class Scalar>
 void seg_fill(const CsrPointers<Scalar>& a, int seg_length, const Offset* row_seg_ptr,
               Ordinal row_begin, Ordinal row_end, Ordinal* padded_col, Scalar* padded_val);

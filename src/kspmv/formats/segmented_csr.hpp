@@ -30,7 +30,15 @@ struct SegmentedCsr {
 template <class Scalar>
 SegmentedCsr<Scalar> to_segmented(const CsrMatrix<Scalar>& a, int seg_length = 0);
 
+// Puts new values in place of s's, keeping its layout (a refresh on the same pattern): `values`
+// holds them in the CSR order of `a`, the matrix s was built from (its row_ptr is read, not its
+// values or columns). Padding stays 0.
+template <class Scalar>
+void refill_values(SegmentedCsr<Scalar>& s, const CsrMatrix<Scalar>& a, const Scalar* values);
+
 extern template SegmentedCsr<float> to_segmented(const CsrMatrix<float>&, int);
 extern template SegmentedCsr<double> to_segmented(const CsrMatrix<double>&, int);
+extern template void refill_values(SegmentedCsr<float>&, const CsrMatrix<float>&, const float*);
+extern template void refill_values(SegmentedCsr<double>&, const CsrMatrix<double>&, const double*);
 
 }  // namespace kspmv
