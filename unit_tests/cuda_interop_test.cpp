@@ -49,8 +49,9 @@ struct DeviceArrays {
     row_ptr.upload(p.data());
     col.upload(c.data());
     val.upload(a.values.data());
-    arrays = {row_ptr.data(), int(sizeof(O)), std::is_signed_v<O>, col.data(), int(sizeof(C)),
-              val.data(),     a.nrows,        a.ncols,             std::size_t(a.nnz())};
+    arrays = {row_ptr.data(), int(sizeof(O)), std::is_signed_v<O>,
+              col.data(),     int(sizeof(C)), val.data(),
+              a.nrows,        a.ncols,        std::size_t(a.nnz())};
   }
 };
 
@@ -250,6 +251,20 @@ TEST_F(CudaInterop, TwoOperatorsOnTwoStreamsAtOnce) {
   EXPECT_LE(reference::rel_l2_error(ya.data(), ra.data(), ya.size()), 1e-12);
   EXPECT_LE(reference::rel_l2_error(yb.data(), rb.data(), yb.size()), 1e-12);
   EXPECT_GT(opa.timings().kernel_ms, 0.0);  // waits for the last apply and times it
+}
+
+// Kernels with dynamic shared memory sized per matrix (HBP's x segment, the overlap pipelines'
+// stages): an operator built after another, on a narrower matrix, must not make the wider one's
+// launches fail.
+TEST_F(CudaInterop, ANarrowerOperatorBuiltLaterLeavesTheWiderOneRunning) {
+  const auto wide = random_matrix<double>(3000, 9000, 7, 21);
+  const auto narrow = random_matrix<double>(300, 40, 5, 22);
+  for (const Kernel kernel : {Kernel::Hbp, Kernel::PartialOverlap, Kernel::FullOverlap}) {
+    Operator<double> first(wide, cuda_options(kernel));
+    Operator<double> second(narrow, cuda_options(kernel));
+    expect_matches(first, wide, "wide after narrow", 23);
+    expect_matches(second, narrow, "narrow", 24);
+  }
 }
 
 #endif  // KSPMV_HAVE_CUDA

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "backends/cuda/csr_vector.hpp"
-#include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/cusparse_spmv.hpp"
+#include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/partial_overlap.hpp"
@@ -133,8 +133,8 @@ struct Resources {
   Event start, copied, done;
   std::shared_ptr<DeviceCsr<Scalar>> a;  // the resident CSR (null for kernels of their own layout)
   std::vector<std::unique_ptr<DeviceSpmv<Scalar>>> kernels;  // one, or the autotune candidates
-  DeviceBuffer<Scalar> x, y;     // apply_host staging, on first use
-  DeviceBuffer<Scalar> values;   // update_values staging without a resident CSR, on first use
+  DeviceBuffer<Scalar> x, y;                                 // apply_host staging, on first use
+  DeviceBuffer<Scalar> values;  // update_values staging without a resident CSR, on first use
   std::unique_ptr<CsrSpmm<Scalar>> spmm;  // k-vector applies on the resident CSR, on first use
 };
 
@@ -186,7 +186,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     }
     const bool any_csr =
         std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; });
-    if (any_csr && !r_->a) r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
+    if (any_csr && !r_->a)
+      r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
     for (const auto* row : chosen)
       r_->kernels.push_back(row->make(row->uses_device_csr ? r_->a : nullptr, host));
     best_ms_.assign(r_->kernels.size(), std::numeric_limits<float>::infinity());
@@ -247,7 +248,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     Resources<Scalar>& r = *r_;
     if (!r.a || r.kernels.size() > 1 || !kernel_row<Scalar>(kernel_).uses_device_csr) {
       enqueue(stream, [&](std::size_t j) {
-        for (int c = 0; c < k; ++c) r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
+        for (int c = 0; c < k; ++c)
+          r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
       });
       return;
     }
@@ -308,10 +310,12 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (pending_) r_->done.synchronize();
   }
 
-  // Built from a matrix on the device: its transpose, built there (transpose.hpp). From a host
-  // matrix: nullptr (kspmv::Operator transposes the host matrix).
+  // With a resident CSR (which update_values keeps current): its transpose, built on the device
+  // (transpose.hpp). Kernels of their own layout only: nullptr (kspmv::Operator transposes the
+  // host matrix).
+  bool transposes_itself() const override { return r_->a != nullptr; }
   std::unique_ptr<OperatorImpl<Scalar>> make_transpose() const override {
-    if (!device_sourced_) return nullptr;
+    if (!r_->a) return nullptr;
     DeviceGuard guard(device_);
     Options o = options_;
     o.validate = false;

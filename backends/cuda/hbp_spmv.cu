@@ -451,8 +451,10 @@ class HbpSpmv final : public DeviceSpmv<S> {
     if (smem_ > std::size_t(max_smem))
       throw UnsupportedError("hbp: an x segment of " + std::to_string(smem_) +
                              " bytes exceeds the device's shared memory per block");
-    KSPMV_CUDA_CHECK(cudaFuncSetAttribute(
-        hbp_spmv_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+    // The limit is the function's, shared by every HbpSpmv on this device: the device's largest,
+    // never this matrix's segment (a smaller one would fail the launches of a wider matrix).
+    KSPMV_CUDA_CHECK(cudaFuncSetAttribute(hbp_spmv_kernel<S>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
     KSPMV_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_spmv_kernel<S>, 32, smem_));
     warps_ = std::max<Ordinal>(1, std::min<Ordinal>(h_.blocks, std::max(1, per_sm) * sms));

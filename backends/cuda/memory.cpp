@@ -53,6 +53,11 @@ void copy_to_device(void* dst, const void* host, std::size_t bytes) {
   KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
+void copy_to_host(void* host, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  KSPMV_CUDA_CHECK(cudaMemcpy(host, src, bytes, cudaMemcpyDefault));
+}
+
 Stream::Stream() {
   KSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
 }

@@ -31,6 +31,9 @@ void pinned_free(void* p) noexcept;
 // plain cudaMemcpy from pageable memory may return once the bytes are staged, before the DMA
 // completes, and kernels on non-blocking streams do not wait for it: this one waits.
 void copy_to_device(void* dst, const void* host, std::size_t bytes);
+// Copies `bytes` of device (or any CUDA-visible) memory to host memory, after the work queued
+// on the legacy default stream.
+void copy_to_host(void* host, const void* src, std::size_t bytes);
 
 // Device memory of `n` elements of T on the current device.
 template <class T>

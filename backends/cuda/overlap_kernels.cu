@@ -190,8 +190,11 @@ Kernels<S>::Kernels(Offset max_batch_size)
                           " bytes of shared memory per block; this device allows " +
                           std::to_string(limit - attributes.sharedSizeBytes));
   }
-  KSPMV_CUDA_CHECK(cudaFuncSetAttribute(
-      batch_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+  // The function's limit, shared by every pipeline on this device: the device's largest (this
+  // pipeline's own size would fail the launches of one with larger batches).
+  KSPMV_CUDA_CHECK(cudaFuncSetAttribute(batch_kernel<S>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(limit - attributes.sharedSizeBytes)));
   int per_sm = 0;
   KSPMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch_kernel<S>, kBlock,
                                                                  shared_bytes_));

@@ -65,8 +65,7 @@ Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
 template <class Scalar>
 Operator<Scalar>::Operator(const DeviceCsrArrays<Scalar>& a, Options options)
     : options_(std::move(options)) {
-  detail::check_csr_extents(static_cast<std::size_t>(std::max<Ordinal>(a.m, 0)), a.n, a.nnz,
-                            a.nnz);
+  detail::check_csr_extents(static_cast<std::size_t>(std::max<Ordinal>(a.m, 0)), a.n, a.nnz, a.nnz);
   if (a.m < 0) throw InvalidArgument("Operator: negative row count");
   init_device(a);
 }
@@ -122,10 +121,10 @@ template <class Scalar>
 Operator<Scalar>& Operator<Scalar>::operator=(Operator&&) noexcept = default;
 
 template <class Scalar>
-void Operator<Scalar>::apply_columns(DeviceStream stream, Place place,
-                                     Scalar alpha, const Scalar* x, std::size_t nx,
-                                     std::size_t ldx, Scalar beta, Scalar* y, std::size_t ny,
-                                     std::size_t ldy, std::size_t k, std::size_t ky, Mode mode) {
+void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar alpha,
+                                     const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta,
+                                     Scalar* y, std::size_t ny, std::size_t ldy, std::size_t k,
+                                     std::size_t ky, Mode mode) {
   OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);  // a moved-from Operator throws here
   const auto rows = static_cast<std::size_t>(mode == Mode::Transpose ? ncols_ : nrows_);
   const auto cols = static_cast<std::size_t>(mode == Mode::Transpose ? nrows_ : ncols_);
@@ -167,8 +166,8 @@ void Operator<Scalar>::apply(DeviceStream stream, Scalar alpha, const Scalar* x,
   if (k > 0 && ((cols > 0 && x == nullptr) || (rows > 0 && y == nullptr)))
     throw InvalidArgument("apply: null vector pointer");
   const auto columns = static_cast<std::size_t>(k);
-  apply_columns(stream, Place::Device, alpha, x, cols, cols, beta, y, rows, rows, columns,
-                columns, mode);
+  apply_columns(stream, Place::Device, alpha, x, cols, cols, beta, y, rows, rows, columns, columns,
+                mode);
 }
 
 template <class Scalar>
@@ -177,8 +176,8 @@ void Operator<Scalar>::apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar*
   if ((ncols_ > 0 && x == nullptr) || (nrows_ > 0 && y == nullptr))
     throw InvalidArgument("apply: null vector pointer");
   const auto rows = static_cast<std::size_t>(nrows_), cols = static_cast<std::size_t>(ncols_);
-  apply_columns(nullptr, device_pointers ? Place::Device : Place::Host, alpha, x, cols,
-                cols, beta, y, rows, rows, 1, 1, Mode::NoTranspose);
+  apply_columns(nullptr, device_pointers ? Place::Device : Place::Host, alpha, x, cols, cols, beta,
+                y, rows, rows, 1, 1, Mode::NoTranspose);
   if (device_pointers) impl().synchronize();
 }
 
@@ -193,13 +192,17 @@ void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bo
     throw InvalidArgument("update_values: the host backend takes values in host memory");
   if (last_ == transpose_.get()) last_ = nullptr;
   transpose_.reset();  // rebuilt from the new values on its next use
-  if (options_.backend == Backend::Host) {
-    // The source's values become the operator's own copy (never the caller's old array).
+  // The host matrix's values become a copy of the new ones (never the caller's old array) where
+  // a transpose would be built from it, or the host kernels read it.
+  const bool host = options_.backend == Backend::Host;
+  if (source_.row_ptr.extent(0) > 0 && (host || !op.transposes_itself())) {
     HostView<Scalar> own = make_host_view<Scalar>("values", count);
-    std::copy(values, values + count, own.data());
+    if (device_memory)
+      detail::copy_device_to_host(own.data(), values, count * sizeof(Scalar));
+    else
+      std::copy(values, values + count, own.data());
     source_.values = own;
-    op.update_values(own.data(), false);
-    return;
+    if (host) values = own.data();
   }
   op.update_values(values, device_memory);
 }

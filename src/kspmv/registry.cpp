@@ -8,6 +8,7 @@
 #include "kspmv/core/error.hpp"
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_operator.hpp"
 #endif
 
@@ -86,6 +87,15 @@ int cuda_device_count() {
 }
 
 namespace detail {
+
+void copy_device_to_host(void* host, const void* device, std::size_t bytes) {
+#ifdef KSPMV_HAVE_CUDA
+  cuda::copy_to_host(host, device, bytes);
+#else
+  (void)host, (void)device, (void)bytes;
+  throw InvalidArgument("device memory given to a build without the CUDA backend");
+#endif
+}
 
 namespace {
 

@@ -30,6 +30,10 @@ bool supports(Backend backend, Kernel kernel);
 int cuda_device_count();
 
 namespace detail {
+// Copies `bytes` from memory of a CUDA device to host memory (InvalidArgument in a build without
+// the CUDA backend).
+void copy_device_to_host(void* host, const void* device, std::size_t bytes);
+
 // The backend's execution of `options` (devices resolved) for `a`, after the registry's checks:
 // the kernel runs on the backend, the residency and the device count suit it. Throws
 // UnsupportedError naming what the backend offers instead.

@@ -70,9 +70,13 @@ class OperatorImpl {
   }
   // Waits until the device work this operator queued has finished (host backends: nothing).
   virtual void synchronize() {}
-  // An operator of the transpose on the same devices with the same options; nullptr where the
-  // backend builds it from the host matrix instead (kspmv::Operator then does).
+  // An operator of the transpose on the same devices with the same options, built from the
+  // operator's own current values; nullptr where it keeps no CSR to build it from
+  // (kspmv::Operator then transposes its host matrix, whose values it keeps current).
   virtual std::unique_ptr<OperatorImpl> make_transpose() const { return nullptr; }
+  // Whether make_transpose builds the transpose (and so kspmv::Operator need not keep the
+  // values of a refresh on the host).
+  virtual bool transposes_itself() const { return false; }
   // The kernel that runs (Kernel::Auto resolved).
   virtual Kernel kernel() const = 0;
   // The last apply's times; waits for that apply where it is still running.
