@@ -122,7 +122,7 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*'
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*'
   for tool in memcheck racecheck; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
