@@ -253,6 +253,58 @@ TYPED_TEST(GenTyped, EverySpecIsDeterministicPerSeed) {
   }
 }
 
+// Rows [b, e) of a, copied: what a row range of a generator must give.
+template <class S>
+CsrMatrix<S> rows_of(const CsrMatrix<S>& a, Ordinal b, Ordinal e) {
+  CsrMatrix<S> r(e - b, a.ncols, a.row_ptr(e) - a.row_ptr(b));
+  for (Ordinal i = b; i <= e; ++i) r.row_ptr(i - b) = a.row_ptr(i) - a.row_ptr(b);
+  for (Offset k = a.row_ptr(b); k < a.row_ptr(e); ++k) {
+    r.col_idx(k - a.row_ptr(b)) = a.col_idx(k);
+    r.values(k - a.row_ptr(b)) = a.values(k);
+  }
+  return r;
+}
+
+TYPED_TEST(GenTyped, RowRangesAreTheRowsOfTheWholeMatrix) {
+  using S = TypeParam;
+  const std::vector<std::string> specs = {"laplace2d:nx=13,ny=11",
+                                          "stencil7:n=7",
+                                          "stencil27:n=6",
+                                          "uniform:rows=500,k=5,cols=800",
+                                          "kron:scale=9,ef=4",
+                                          "rgg:scale=9",
+                                          "kmer:rows=3000",
+                                          "banded:n=300,bw=4",
+                                          "fullchip:rows=2000",
+                                          "laplace2d:n=30+longrows:count=3,len=200",
+                                          "uniform:rows=400,k=3+longrows:count=40,len=300"};
+  for (const auto& spec : specs) {
+    const auto whole = from_spec<S>(spec);
+    const Ordinal m = whole.nrows;
+    // Blocks of 1 to 5 ranks (every planted long row falls in one of them), empty blocks, one row.
+    std::vector<std::pair<Ordinal, Ordinal>> ranges = {{0, 0}, {m, m}, {m / 2, m / 2 + 1}};
+    for (Ordinal parts = 1; parts <= 5; ++parts)
+      for (Ordinal p = 0; p < parts; ++p) ranges.emplace_back(p * m / parts, (p + 1) * m / parts);
+    for (const auto& [b, e] : ranges) {
+      const auto block = from_spec<S>(spec, {b, e});
+      expect_well_formed(block);
+      EXPECT_TRUE(same_matrix(block, rows_of(whole, b, e))) << spec << " rows " << b << ".." << e;
+    }
+    EXPECT_TRUE(same_matrix(from_spec<S>(spec, {0, -1}), whole)) << spec;
+    for (const auto& [b, e] : {std::pair<Ordinal, Ordinal>{-1, 2}, {3, 2}, {0, m + 1}})
+      EXPECT_THROW((void)from_spec<S>(spec, {b, e}), InvalidArgument)
+          << spec << " " << b << ".." << e;
+  }
+  // The generators themselves, and a block of a matrix far too large to build whole.
+  EXPECT_TRUE(same_matrix(laplace2d<S>(9, 8, {10, 40}), rows_of(laplace2d<S>(9, 8), 10, 40)));
+  EXPECT_TRUE(same_matrix(kmer<S>(700, 3, {100, 350}), rows_of(kmer<S>(700, 3), 100, 350)));
+  const MemoryLimit limit(double(1 << 30));
+  const auto block = from_spec<S>("stencil27:n=1290", {1000000, 1001000});
+  EXPECT_EQ(block.nrows, 1000);
+  EXPECT_EQ(block.ncols, 2146689000);
+  EXPECT_EQ(block.nnz(), 18 * 1000);  // z = 0, y = 775, x = 250..1249: 2 x 3 x 3 entries a row
+}
+
 TEST(GenSpec, BuildsWhatTheDirectCallBuilds) {
   EXPECT_TRUE(same_matrix(from_spec<double>("laplace2d:n=2^4"), laplace2d<double>(16, 16)));
   EXPECT_TRUE(same_matrix(from_spec<double>("laplace2d:nx=7,ny=1e1"), laplace2d<double>(7, 10)));

@@ -75,6 +75,14 @@ void require(bool ok, const std::string& what, const std::string& message) {
   if (!ok) throw InvalidArgument(what + ": " + message);
 }
 
+Rows resolve(RowRange range, Ordinal m, const std::string& what) {
+  const Ordinal end = range.end < 0 ? m : range.end;
+  require(range.begin >= 0 && range.begin <= end && end <= m, what,
+          "rows [" + std::to_string(range.begin) + ", " + std::to_string(end) +
+              ") are not a range of its " + std::to_string(m) + " rows");
+  return {range.begin, end, m > 0 ? double(end - range.begin) / m : 1.0};
+}
+
 void require_memory(const std::string& what, Offset m, Offset n, double nnz, bool exact,
                     std::size_t scalar_bytes, double work_bytes) {
   const double bytes =

@@ -7,6 +7,7 @@
 
 #include "kspmv/core/kokkos.hpp"
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/gen/generators.hpp"
 
 namespace kspmv::gen::detail {
 
@@ -93,15 +94,27 @@ void require(bool ok, const std::string& what, const std::string& message);
 void require_memory(const std::string& what, Offset m, Offset n, double nnz, bool exact,
                     std::size_t scalar_bytes, double work_bytes = 0);
 
-// Builds an m x n CSR in two passes over rows, each a parallel_for: length(i) gives row i's
-// non-zero count, fill(i, cols, vals) writes exactly that many sorted entries. Both must be
-// pure functions of i so that the result does not depend on the number of threads.
+// A RowRange of a matrix of m rows, checked: rows [begin, end), and their share of the rows (the
+// share of the non-zeros a generator's memory estimate counts).
+struct Rows {
+  Ordinal begin, end;
+  double share;
+  Ordinal count() const { return end - begin; }
+};
+Rows resolve(RowRange range, Ordinal m, const std::string& what);
+
+// Builds rows [first, first + m) of a CSR with n columns in two passes over rows, each a
+// parallel_for: length(i) gives row i's non-zero count, fill(i, cols, vals) writes exactly that
+// many sorted entries (i the global row). Both must be pure functions of i so that the result
+// does not depend on the number of threads, nor on the rows built with it.
 template <class S, class Length, class Fill>
-CsrMatrix<S> build_csr(Ordinal m, Ordinal n, const Length& length, const Fill& fill) {
+CsrMatrix<S> build_csr(Ordinal m, Ordinal n, const Length& length, const Fill& fill,
+                       Ordinal first = 0) {
   auto row_ptr = make_host_view<Offset>("kspmv::csr::row_ptr", std::size_t(m) + 1);
   row_ptr(0) = 0;
-  Kokkos::parallel_for("kspmv::gen::count", Range(0, m),
-                       [=](std::int64_t i) { row_ptr(i + 1) = length(static_cast<Ordinal>(i)); });
+  Kokkos::parallel_for("kspmv::gen::count", Range(0, m), [=](std::int64_t i) {
+    row_ptr(i + 1) = length(static_cast<Ordinal>(first + i));
+  });
   Kokkos::parallel_scan("kspmv::gen::scan", Range(0, m),
                         [=](std::int64_t i, Offset& sum, bool final) {
                           const Offset len = row_ptr(i + 1);
@@ -114,10 +127,16 @@ CsrMatrix<S> build_csr(Ordinal m, Ordinal n, const Length& length, const Fill& f
   auto col = a.col_idx;
   auto val = a.values;
   Kokkos::parallel_for("kspmv::gen::fill", Range(0, m), [=](std::int64_t i) {
-    fill(static_cast<Ordinal>(i), col.data() + row_ptr(i), val.data() + row_ptr(i));
+    fill(static_cast<Ordinal>(first + i), col.data() + row_ptr(i), val.data() + row_ptr(i));
   });
   Kokkos::fence();
   return a;
 }
+
+// with_long_rows on rows [first, first + a.nrows) of a matrix of total_rows rows (`a` holds
+// them, global columns): the rows planted among all total_rows, those in the block made long.
+template <class S>
+CsrMatrix<S> plant_long_rows(const CsrMatrix<S>& a, Ordinal first, Ordinal total_rows, int count,
+                             Ordinal max_length, std::uint64_t seed);
 
 }  // namespace kspmv::gen::detail

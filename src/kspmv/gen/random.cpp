@@ -27,32 +27,34 @@ Offset long_row_length(int j, Ordinal max_length, Ordinal ncols) {
 }  // namespace
 
 template <class S>
-CsrMatrix<S> uniform_random(Ordinal rows, Ordinal cols, int k, std::uint64_t seed) {
+CsrMatrix<S> uniform_random(Ordinal rows, Ordinal cols, int k, std::uint64_t seed, RowRange range) {
   require(rows >= 0 && cols >= 0 && k >= 0, "uniform_random",
           "rows, cols and k must be non-negative");
   require(rows == 0 || k <= cols, "uniform_random",
           "k = " + std::to_string(k) + " distinct columns per row do not fit in " +
               std::to_string(cols) + " columns");
-  detail::require_memory("uniform_random", rows, cols, double(rows) * k, true, sizeof(S));
+  const auto r = detail::resolve(range, rows, "uniform_random");
+  detail::require_memory("uniform_random", r.count(), cols, double(r.count()) * k, true, sizeof(S));
   auto length = [=](Ordinal) -> Offset { return k; };
   auto fill = [=](Ordinal i, Ordinal* col, S* val) {
     Rng rng(seed, static_cast<std::uint64_t>(i));
     detail::sample_sorted(rng, k, cols, col);
     for (int j = 0; j < k; ++j) val[j] = rng.value<S>();
   };
-  return build_csr<S>(rows, cols, length, fill);
+  return build_csr<S>(r.count(), cols, length, fill, r.begin);
 }
 
 template <class S>
-CsrMatrix<S> kmer(Ordinal rows, std::uint64_t seed) {
+CsrMatrix<S> kmer(Ordinal rows, std::uint64_t seed, RowRange range) {
   require(rows >= 2, "kmer", "needs at least 2 rows (got " + std::to_string(rows) + ")");
+  const auto r = detail::resolve(range, rows, "kmer");
   // Vertex v sits at chain position sigma^-1(v). Chain edge (t, t+1) is broken with
   // probability kBreak only for odd t < rows-2, so every vertex keeps a neighbour. Branch edges
   // pair position t with t ^ mask[b] (an involution, so the graph is symmetric).
   constexpr double kBreak = 0.2, kBranch[2] = {0.2, 0.1};
   // Mean degree: 2 chain edges, half of them broken with probability kBreak, and the branches.
-  detail::require_memory("kmer", rows, rows, (2 - kBreak + kBranch[0] + kBranch[1]) * rows, false,
-                         sizeof(S));
+  detail::require_memory("kmer", r.count(), rows,
+                         (2 - kBreak + kBranch[0] + kBranch[1]) * r.count(), false, sizeof(S));
   const detail::Bijection sigma(static_cast<std::uint64_t>(rows), seed);
   const auto n = static_cast<std::uint64_t>(rows);
   std::uint64_t pow2 = 1;
@@ -86,14 +88,22 @@ CsrMatrix<S> kmer(Ordinal rows, std::uint64_t seed) {
     const int len = neighbours(v, col);
     for (int j = 0; j < len; ++j) val[j] = detail::symmetric_value<S>(seed, v, col[j]);
   };
-  return build_csr<S>(rows, rows, length, fill);
+  return build_csr<S>(r.count(), rows, length, fill, r.begin);
 }
 
 template <class S>
 CsrMatrix<S> with_long_rows(const CsrMatrix<S>& a, int count, Ordinal max_length,
                             std::uint64_t seed) {
-  require(count >= 0 && count <= a.nrows, "with_long_rows",
-          "count must be in [0, rows = " + std::to_string(a.nrows) + "] (got " +
+  return detail::plant_long_rows(a, 0, a.nrows, count, max_length, seed);
+}
+
+template <class S>
+CsrMatrix<S> detail::plant_long_rows(const CsrMatrix<S>& a, Ordinal first, Ordinal total_rows,
+                                     int count, Ordinal max_length, std::uint64_t seed) {
+  require(first >= 0 && a.nrows <= total_rows - first, "with_long_rows",
+          "the block of rows lies outside the matrix");
+  require(count >= 0 && count <= total_rows, "with_long_rows",
+          "count must be in [0, rows = " + std::to_string(total_rows) + "] (got " +
               std::to_string(count) + ")");
   require(count == 0 || max_length >= 1, "with_long_rows", "max_length must be at least 1");
   require(a.is_sorted_unique(), "with_long_rows", "the input must have sorted, unique columns");
@@ -106,10 +116,13 @@ CsrMatrix<S> with_long_rows(const CsrMatrix<S>& a, int count, Ordinal max_length
   Rng rng(seed, 0x10E6);
   auto planted = make_host_view<Ordinal>("kspmv::gen::planted", count);
   auto target = make_host_view<Offset>("kspmv::gen::target", count);
-  detail::sample_sorted(rng, count, a.nrows, planted.data());
+  detail::sample_sorted(rng, count, total_rows, planted.data());
   for (int j = 0; j < count; ++j) target(j) = long_row_length(j, max_length, a.ncols);
   for (int j = count - 1; j > 0; --j) std::swap(target(j), target(rng.below(j + 1)));
-  for (int j = 0; j < count; ++j) target(j) = std::max(target(j), a.row_length(planted(j)));
+  for (int j = 0; j < count; ++j) {
+    const Ordinal local = planted(j) - first;
+    if (local >= 0 && local < a.nrows) target(j) = std::max(target(j), a.row_length(local));
+  }
 
   const auto rp = a.row_ptr;
   const auto ac = a.col_idx;
@@ -119,14 +132,14 @@ CsrMatrix<S> with_long_rows(const CsrMatrix<S>& a, int count, Ordinal max_length
     const Ordinal* p = std::lower_bound(planted.data(), planted.data() + count, i);
     return p != planted.data() + count && *p == i ? static_cast<int>(p - planted.data()) : -1;
   };
-  auto length = [=](Ordinal i) -> Offset {
+  auto length = [=](Ordinal i) -> Offset {  // i: the global row
     const int j = find(i);
-    return j < 0 ? rp(i + 1) - rp(i) : target(j);
+    return j < 0 ? rp(i - first + 1) - rp(i - first) : target(j);
   };
   auto fill = [=](Ordinal i, Ordinal* col, S* val) {
-    const Ordinal* oc = ac.data() + rp(i);
-    const S* ov = av.data() + rp(i);
-    const Offset p = rp(i + 1) - rp(i);
+    const Ordinal* oc = ac.data() + rp(i - first);
+    const S* ov = av.data() + rp(i - first);
+    const Offset p = rp(i - first + 1) - rp(i - first);
     const int j = find(i);
     if (j < 0) {
       std::copy(oc, oc + p, col);
@@ -155,18 +168,20 @@ CsrMatrix<S> with_long_rows(const CsrMatrix<S>& a, int count, Ordinal max_length
       }
     }
   };
-  return build_csr<S>(a.nrows, a.ncols, length, fill);
+  return build_csr<S>(a.nrows, a.ncols, length, fill, first);
 }
 
 template <class S>
-CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed) {
+CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed, RowRange range) {
   require(rows >= 1, "fullchip_like", "needs at least 1 row (got " + std::to_string(rows) + ")");
+  const auto r = detail::resolve(range, rows, "fullchip_like");
   constexpr int kMaxBase = 12;
   // The base has about 7.5 entries per row (1 + 2..11 extra, few duplicates) and stays alive
   // while the long rows (at most 2 * rows / 1.3 entries) are planted into a copy.
-  const double base_nnz = 7.5 * rows;
-  detail::require_memory("fullchip_like", rows, rows, base_nnz + 2.0 * rows / 1.3, false,
-                         sizeof(S), 8.0 * (rows + 1.0) + base_nnz * (sizeof(Ordinal) + sizeof(S)));
+  const double base_nnz = 7.5 * r.count();
+  detail::require_memory("fullchip_like", r.count(), rows, base_nnz + 2.0 * rows / 1.3, false,
+                         sizeof(S),
+                         8.0 * (r.count() + 1.0) + base_nnz * (sizeof(Ordinal) + sizeof(S)));
   // Row i: the diagonal and 2..11 more columns, each within +-32 of i or anywhere (even odds).
   auto columns = [=](Ordinal i, Ordinal* out) {
     Rng rng(seed, static_cast<std::uint64_t>(i));
@@ -193,16 +208,19 @@ CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed) {
     Rng rng(seed ^ 0xF0C4, static_cast<std::uint64_t>(i));
     for (int j = 0; j < len; ++j) col[j] = buf[j], val[j] = rng.value<S>();
   };
-  const auto base = build_csr<S>(rows, rows, length, fill);
+  const auto base = build_csr<S>(r.count(), rows, length, fill, r.begin);
   const auto longest = std::max<Ordinal>(1, static_cast<Ordinal>(rows / 1.3));
-  return with_long_rows(base, std::min<Ordinal>(8, rows), longest, detail::hash(seed, 0xF011));
+  return detail::plant_long_rows(base, r.begin, rows, std::min<Ordinal>(8, rows), longest,
+                                 detail::hash(seed, 0xF011));
 }
 
-#define KSPMV_INSTANTIATE(S)                                                                 \
-  template CsrMatrix<S> uniform_random<S>(Ordinal, Ordinal, int, std::uint64_t);             \
-  template CsrMatrix<S> kmer<S>(Ordinal, std::uint64_t);                                     \
-  template CsrMatrix<S> with_long_rows<S>(const CsrMatrix<S>&, int, Ordinal, std::uint64_t); \
-  template CsrMatrix<S> fullchip_like<S>(Ordinal, std::uint64_t);
+#define KSPMV_INSTANTIATE(S)                                                                   \
+  template CsrMatrix<S> uniform_random<S>(Ordinal, Ordinal, int, std::uint64_t, RowRange);     \
+  template CsrMatrix<S> kmer<S>(Ordinal, std::uint64_t, RowRange);                             \
+  template CsrMatrix<S> with_long_rows<S>(const CsrMatrix<S>&, int, Ordinal, std::uint64_t);   \
+  template CsrMatrix<S> detail::plant_long_rows<S>(const CsrMatrix<S>&, Ordinal, Ordinal, int, \
+                                                   Ordinal, std::uint64_t);                    \
+  template CsrMatrix<S> fullchip_like<S>(Ordinal, std::uint64_t, RowRange);
 KSPMV_INSTANTIATE(float)
 KSPMV_INSTANTIATE(double)
 #undef KSPMV_INSTANTIATE

@@ -129,10 +129,21 @@ class Parser {
  private:
   std::string spec_;
 };
+
+// Rows r of a whole matrix a, copied.
+template <class S>
+CsrMatrix<S> rows_of(const CsrMatrix<S>& a, const detail::Rows& r) {
+  auto length = [=](Ordinal i) -> Offset { return a.row_ptr(i + 1) - a.row_ptr(i); };
+  auto fill = [=](Ordinal i, Ordinal* col, S* val) {
+    std::copy(a.col_idx.data() + a.row_ptr(i), a.col_idx.data() + a.row_ptr(i + 1), col);
+    std::copy(a.values.data() + a.row_ptr(i), a.values.data() + a.row_ptr(i + 1), val);
+  };
+  return detail::build_csr<S>(r.count(), a.ncols, length, fill, r.begin);
+}
 }  // namespace
 
 template <class S>
-CsrMatrix<S> from_spec(const std::string& spec) {
+CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
   Parser p(spec);
   if (spec.empty()) p.fail("empty spec");
   const auto plus = spec.find('+');
@@ -181,37 +192,46 @@ CsrMatrix<S> from_spec(const std::string& spec) {
     return keys.count(k) ? get(k, lo, hi) : def;
   };
 
+  // The matrix (or its rows `range`) and its number of rows.
   CsrMatrix<S> a;
+  Ordinal m = 0;
   if (name == "laplace2d") {
     if (keys.count("n") && (keys.count("nx") || keys.count("ny")))
       p.fail("laplace2d takes either n= or nx=,ny=");
+    Ordinal nx, ny;
     if (keys.count("n")) {
-      const auto n = static_cast<Ordinal>(get("n", 0, kMaxOrdinal));
-      a = laplace2d<S>(n, n);
+      nx = ny = static_cast<Ordinal>(get("n", 0, kMaxOrdinal));
     } else {
       if (!keys.count("nx") || !keys.count("ny")) p.fail("laplace2d needs n= or both nx= and ny=");
-      a = laplace2d<S>(static_cast<Ordinal>(get("nx", 0, kMaxOrdinal)),
-                       static_cast<Ordinal>(get("ny", 0, kMaxOrdinal)));
+      nx = static_cast<Ordinal>(get("nx", 0, kMaxOrdinal));
+      ny = static_cast<Ordinal>(get("ny", 0, kMaxOrdinal));
     }
+    a = laplace2d<S>(nx, ny, rows);
+    m = nx * ny;  // checked by laplace2d
   } else if (name == "stencil7" || name == "stencil27") {
     const auto n = static_cast<Ordinal>(get("n", 0, kMaxOrdinal));
-    a = name == "stencil7" ? stencil3d_7<S>(n) : stencil3d_27<S>(n);
+    a = name == "stencil7" ? stencil3d_7<S>(n, rows) : stencil3d_27<S>(n, rows);
+    m = n * n * n;
   } else if (name == "uniform") {
-    const auto rows = static_cast<Ordinal>(get("rows", 0, kMaxOrdinal));
-    a = uniform_random<S>(rows, static_cast<Ordinal>(opt("cols", rows, 0, kMaxOrdinal)),
-                          static_cast<int>(get("k", 0, kMaxOrdinal)), seed);
-  } else if (name == "kron") {
-    a = kronecker<S>(static_cast<int>(get("scale", 1, 30)),
-                     static_cast<int>(opt("ef", 16, 1, 1 << 16)), seed);
-  } else if (name == "rgg") {
-    a = random_geometric<S>(static_cast<int>(get("scale", 1, 30)), seed);
+    m = static_cast<Ordinal>(get("rows", 0, kMaxOrdinal));
+    a = uniform_random<S>(m, static_cast<Ordinal>(opt("cols", m, 0, kMaxOrdinal)),
+                          static_cast<int>(get("k", 0, kMaxOrdinal)), seed, rows);
+  } else if (name == "kron" || name == "rgg") {  // edges and points of the whole matrix
+    const auto scale = static_cast<int>(get("scale", 1, 30));
+    m = Ordinal(1) << scale;
+    const auto r = detail::resolve(rows, m, name);
+    a = name == "kron" ? kronecker<S>(scale, static_cast<int>(opt("ef", 16, 1, 1 << 16)), seed)
+                       : random_geometric<S>(scale, seed);
+    if (r.share < 1) a = rows_of(a, r);
   } else if (name == "kmer") {
-    a = kmer<S>(static_cast<Ordinal>(get("rows", 2, kMaxOrdinal)), seed);
+    m = static_cast<Ordinal>(get("rows", 2, kMaxOrdinal));
+    a = kmer<S>(m, seed, rows);
   } else if (name == "banded") {
-    a = banded<S>(static_cast<Ordinal>(get("n", 0, kMaxOrdinal)),
-                  static_cast<Ordinal>(get("bw", 0, kMaxOrdinal)));
+    m = static_cast<Ordinal>(get("n", 0, kMaxOrdinal));
+    a = banded<S>(m, static_cast<Ordinal>(get("bw", 0, kMaxOrdinal)), rows);
   } else {
-    a = fullchip_like<S>(static_cast<Ordinal>(get("rows", 1, kMaxOrdinal)), seed);
+    m = static_cast<Ordinal>(get("rows", 1, kMaxOrdinal));
+    a = fullchip_like<S>(m, seed, rows);
   }
 
   if (plus == std::string::npos) return a;
@@ -219,9 +239,11 @@ CsrMatrix<S> from_spec(const std::string& spec) {
     if (k != "count" && k != "len")
       p.fail("unknown key '" + printable(k) + "' for longrows (count, len, seed)");
   if (!lr_keys.count("count") || !lr_keys.count("len")) p.fail("longrows needs count= and len=");
-  return with_long_rows(a, static_cast<int>(p.number("count", lr_keys["count"], 0, a.nrows)),
-                        static_cast<Ordinal>(p.number("len", lr_keys["len"], 1, kMaxOrdinal)),
-                        detail::hash(seed, 0x10E6));
+  return detail::plant_long_rows(
+      a, detail::resolve(rows, m, name).begin, m,
+      static_cast<int>(p.number("count", lr_keys["count"], 0, m)),
+      static_cast<Ordinal>(p.number("len", lr_keys["len"], 1, kMaxOrdinal)),
+      detail::hash(seed, 0x10E6));
 }
 
 std::string spec_help() {
@@ -246,7 +268,7 @@ std::string spec_help() {
   return h;
 }
 
-template CsrMatrix<float> from_spec<float>(const std::string&);
-template CsrMatrix<double> from_spec<double>(const std::string&);
+template CsrMatrix<float> from_spec<float>(const std::string&, RowRange);
+template CsrMatrix<double> from_spec<double>(const std::string&, RowRange);
 
 }  // namespace kspmv::gen
