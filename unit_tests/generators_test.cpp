@@ -291,6 +291,7 @@ TYPED_TEST(GenTyped, RowRangesAreTheRowsOfTheWholeMatrix) {
       EXPECT_TRUE(same_matrix(block, rows_of(whole, b, e))) << spec << " rows " << b << ".." << e;
     }
     EXPECT_TRUE(same_matrix(from_spec<S>(spec, {0, -1}), whole)) << spec;
+    EXPECT_EQ(spec_rows(spec), m) << spec;
     for (const auto& [b, e] : {std::pair<Ordinal, Ordinal>{-1, 2}, {3, 2}, {0, m + 1}})
       EXPECT_THROW((void)from_spec<S>(spec, {b, e}), InvalidArgument)
           << spec << " " << b << ".." << e;
@@ -303,6 +304,17 @@ TYPED_TEST(GenTyped, RowRangesAreTheRowsOfTheWholeMatrix) {
   EXPECT_EQ(block.nrows, 1000);
   EXPECT_EQ(block.ncols, 2146689000);
   EXPECT_EQ(block.nnz(), 18 * 1000);  // z = 0, y = 775, x = 250..1249: 2 x 3 x 3 entries a row
+}
+
+TEST(GenSpec, RowCountsOfSpecsTooLargeToBuildAreKnownAtOnce) {
+  const MemoryLimit limit(double(1 << 30));
+  EXPECT_EQ(spec_rows("stencil27:n=1290"), 2146689000);
+  EXPECT_EQ(spec_rows("kron:scale=28"), 1 << 28);
+  EXPECT_EQ(spec_rows("rgg:scale=30+longrows:count=3,len=10"), 1 << 30);
+  EXPECT_EQ(spec_rows("uniform:rows=1e9,k=8,cols=50"), 1000000000);
+  EXPECT_THROW((void)spec_rows("uniform:rows=10,k=8,cols=5"), InvalidArgument);
+  EXPECT_THROW((void)spec_rows("laplace2d:n=46341"), InvalidArgument);
+  EXPECT_THROW((void)spec_rows("nosuch:n=3"), InvalidArgument);
 }
 
 TEST(GenSpec, BuildsWhatTheDirectCallBuilds) {

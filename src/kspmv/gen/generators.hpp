@@ -82,6 +82,10 @@ CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed, RowRange range = {}
 template <class S>
 CsrMatrix<S> from_spec(const std::string& spec, RowRange rows = {});
 
+// The number of rows of the matrix a spec names, without building it (InvalidArgument as
+// from_spec): what splits it into blocks of rows before any is built.
+Ordinal spec_rows(const std::string& spec);
+
 // The spec grammar and the families, for --help.
 std::string spec_help();
 

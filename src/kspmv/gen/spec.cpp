@@ -140,10 +140,10 @@ CsrMatrix<S> rows_of(const CsrMatrix<S>& a, const detail::Rows& r) {
   };
   return detail::build_csr<S>(r.count(), a.ncols, length, fill, r.begin);
 }
-}  // namespace
 
+// from_spec, and the number of rows of the whole matrix into m.
 template <class S>
-CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
+CsrMatrix<S> build_spec(const std::string& spec, RowRange rows, Ordinal& m) {
   Parser p(spec);
   if (spec.empty()) p.fail("empty spec");
   const auto plus = spec.find('+');
@@ -194,7 +194,6 @@ CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
 
   // The matrix (or its rows `range`) and its number of rows.
   CsrMatrix<S> a;
-  Ordinal m = 0;
   if (name == "laplace2d") {
     if (keys.count("n") && (keys.count("nx") || keys.count("ny")))
       p.fail("laplace2d takes either n= or nx=,ny=");
@@ -220,9 +219,13 @@ CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
     const auto scale = static_cast<int>(get("scale", 1, 30));
     m = Ordinal(1) << scale;
     const auto r = detail::resolve(rows, m, name);
-    a = name == "kron" ? kronecker<S>(scale, static_cast<int>(opt("ef", 16, 1, 1 << 16)), seed)
-                       : random_geometric<S>(scale, seed);
-    if (r.share < 1) a = rows_of(a, r);
+    const auto ef = static_cast<int>(opt("ef", 16, 1, 1 << 16));
+    if (r.count() == 0) {
+      a = CsrMatrix<S>(0, m, 0);
+    } else {
+      a = name == "kron" ? kronecker<S>(scale, ef, seed) : random_geometric<S>(scale, seed);
+      if (r.share < 1) a = rows_of(a, r);
+    }
   } else if (name == "kmer") {
     m = static_cast<Ordinal>(get("rows", 2, kMaxOrdinal));
     a = kmer<S>(m, seed, rows);
@@ -244,6 +247,19 @@ CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
       static_cast<int>(p.number("count", lr_keys["count"], 0, m)),
       static_cast<Ordinal>(p.number("len", lr_keys["len"], 1, kMaxOrdinal)),
       detail::hash(seed, 0x10E6));
+}
+}  // namespace
+
+template <class S>
+CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
+  Ordinal m = 0;
+  return build_spec<S>(spec, rows, m);
+}
+
+Ordinal spec_rows(const std::string& spec) {
+  Ordinal m = 0;
+  (void)build_spec<float>(spec, {0, 0}, m);  // an empty block: parsed and checked, nothing built
+  return m;
 }
 
 std::string spec_help() {
