@@ -83,21 +83,27 @@ function(kspmv_find_kokkos_kernels out_found)
 endfunction()
 
 # The version of the Kokkos Kernels just found: its package version, or for Trilinos' build (which
-# has no version file) the version of the Kokkos it was built with, from KokkosCore_config.h beside
-# its headers. Empty when neither is known.
+# has no version file) the version of the Kokkos it was built with. Empty when neither is known.
 function(kspmv_kokkos_kernels_version out)
   set(_version "${KokkosKernels_VERSION}")
   if(NOT _version)
-    find_file(_kspmv_kk_core_config KokkosCore_config.h PATHS ${KokkosKernels_INCLUDE_DIRS}
-              NO_DEFAULT_PATH NO_CACHE)
-    if(_kspmv_kk_core_config)
-      file(STRINGS "${_kspmv_kk_core_config}" _line REGEX "^#define KOKKOS_VERSION [0-9]+")
-      if(_line MATCHES "([0-9]+)$")
-        math(EXPR _major "${CMAKE_MATCH_1} / 10000")
-        math(EXPR _minor "${CMAKE_MATCH_1} / 100 % 100")
-        math(EXPR _patch "${CMAKE_MATCH_1} % 100")
-        set(_version "${_major}.${_minor}.${_patch}")
-      endif()
+    kspmv_kokkos_version_in("${KokkosKernels_INCLUDE_DIRS}" _version)
+  endif()
+  set(${out} "${_version}" PARENT_SCOPE)
+endfunction()
+
+# The Kokkos version of the KokkosCore_config.h in one of `include_dirs` (a Trilinos package's
+# headers lie beside the Kokkos it was built with), e.g. "3.4.1"; empty when there is none.
+function(kspmv_kokkos_version_in include_dirs out)
+  set(_version "")
+  find_file(_kspmv_core_config KokkosCore_config.h PATHS ${include_dirs} NO_DEFAULT_PATH NO_CACHE)
+  if(_kspmv_core_config)
+    file(STRINGS "${_kspmv_core_config}" _line REGEX "^#define KOKKOS_VERSION [0-9]+")
+    if(_line MATCHES "([0-9]+)$")
+      math(EXPR _major "${CMAKE_MATCH_1} / 10000")
+      math(EXPR _minor "${CMAKE_MATCH_1} / 100 % 100")
+      math(EXPR _patch "${CMAKE_MATCH_1} % 100")
+      set(_version "${_major}.${_minor}.${_patch}")
     endif()
   endif()
   set(${out} "${_version}" PARENT_SCOPE)

@@ -25,9 +25,10 @@ set(_layers
   "2|backends/host/|backends/host/"
   "2|backends/cuda/|backends/cuda/"
   "3|src/kspmv/|kspmv/"
-  "4|src/testing/|testing/"
-  "5|src/tools/|tools/"
-  "6|src/cli/,perf_tests/,unit_tests/|")
+  "4|src/kspmv/interop/|kspmv/interop/"
+  "5|src/testing/|testing/"
+  "6|src/tools/|tools/"
+  "7|src/cli/,perf_tests/,unit_tests/|")
 
 # The layer (rank and name) of a path by its longest matching prefix.
 function(_layer_of path prefix_kind out_rank out_name)

@@ -1,0 +1,65 @@
+// Distributed matrices for the Tpetra adapter: a Tpetra::CrsMatrix from kspmv CSR rows, built by
+// each rank from its own rows or spread from one rank (a file read once) by Tpetra's Export.
+#pragma once
+
+#include <TpetraCore_config.h>
+#include <Teuchos_Comm.hpp>
+#include <Teuchos_RCP.hpp>
+#include <Tpetra_CrsMatrix_decl.hpp>
+#include <vector>
+
+#include "kspmv/formats/csr.hpp"
+
+namespace kspmv {
+
+// Global indices of Tpetra's default maps (those of Tpetra::Operator<Scalar>).
+using TpetraGlobal = Tpetra::Map<>::global_ordinal_type;
+
+// The first row of each of `ranks` contiguous blocks of `rows` rows, equal to within one
+// (Tpetra's uniform contiguous map), and `rows` last: ranks + 1 entries.
+std::vector<TpetraGlobal> uniform_row_starts(TpetraGlobal rows, int ranks);
+
+// The same split with about equal non-zeros per block (kspmv's NZ partitioner, Gao et al. 2024
+// §3.1) for the matrix whose row pointer is row_ptr (rows + 1 entries).
+std::vector<TpetraGlobal> nz_row_starts(const HostView<Offset>& row_ptr, int ranks);
+
+using TpetraMapPtr = Teuchos::RCP<const Tpetra::Map<>>;
+
+// A fill-complete Tpetra::CrsMatrix on `comm` from each rank's rows, in rank order: `rows` holds
+// this rank's block of consecutive rows of a global_rows x rows.ncols matrix, with global column
+// indices (rows.ncols equal on every rank). Row map: these blocks. Domain and range maps: as
+// given, or by default the row map (range; domain when the matrix is square) or the columns
+// split by uniform_row_starts (domain of a rectangular matrix). Collective. Throws
+// InvalidArgument (on every rank) when the blocks do not add up to global_rows rows of one width.
+template <class Scalar>
+Teuchos::RCP<Tpetra::CrsMatrix<Scalar>> tpetra_matrix_from_rows(
+    const Teuchos::RCP<const Teuchos::Comm<int>>& comm, TpetraGlobal global_rows,
+    const CsrMatrix<Scalar>& rows, TpetraMapPtr domain_map = {}, TpetraMapPtr range_map = {});
+
+// The matrix `a` held by rank `root` (the other ranks' `a` is not read) spread over the ranks of
+// `comm` by Tpetra's Export: rank r receives rows [row_starts[r], row_starts[r + 1]) (row_starts
+// as root gives them, ranks + 1 entries; empty: uniform_row_starts). Collective; the maps are
+// those of tpetra_matrix_from_rows.
+template <class Scalar>
+Teuchos::RCP<Tpetra::CrsMatrix<Scalar>> distribute(
+    const CsrMatrix<Scalar>& a, const Teuchos::RCP<const Teuchos::Comm<int>>& comm,
+    std::vector<TpetraGlobal> row_starts = {}, int root = 0);
+
+#ifdef HAVE_TPETRA_INST_DOUBLE
+extern template Teuchos::RCP<Tpetra::CrsMatrix<double>> tpetra_matrix_from_rows(
+    const Teuchos::RCP<const Teuchos::Comm<int>>&, TpetraGlobal, const CsrMatrix<double>&,
+    TpetraMapPtr, TpetraMapPtr);
+extern template Teuchos::RCP<Tpetra::CrsMatrix<double>> distribute(
+    const CsrMatrix<double>&, const Teuchos::RCP<const Teuchos::Comm<int>>&,
+    std::vector<TpetraGlobal>, int);
+#endif
+#ifdef HAVE_TPETRA_INST_FLOAT
+extern template Teuchos::RCP<Tpetra::CrsMatrix<float>> tpetra_matrix_from_rows(
+    const Teuchos::RCP<const Teuchos::Comm<int>>&, TpetraGlobal, const CsrMatrix<float>&,
+    TpetraMapPtr, TpetraMapPtr);
+extern template Teuchos::RCP<Tpetra::CrsMatrix<float>> distribute(
+    const CsrMatrix<float>&, const Teuchos::RCP<const Teuchos::Comm<int>>&,
+    std::vector<TpetraGlobal>, int);
+#endif
+
+}  // namespace kspmv
