@@ -75,6 +75,7 @@ expect(2 "" cg ${small} --devices 0,x)
 expect(2 "" cg ${small} --devices 0,0 --partition nosuch)
 expect(2 "" cg ${small} --devices 0,0 --exchange nosuch)
 expect(2 "" cg gen:uniform:rows=20,cols=30,k=3)
+expect(2 "" cg ${small} --split nz)  # --tpetra only
 expect(2 "" spmv ${small} --devices -1)
 expect(2 "" spmv ${small} --devices 4294967296)
 # every option is checked whatever the others are

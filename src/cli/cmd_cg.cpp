@@ -43,15 +43,22 @@ std::string stop_reason(const CgResult& res, const CsrMatrix<Scalar>& a) {
                           : "not symmetric (CG needs a symmetric positive definite matrix)");
 }
 
+// --tol (default 1e-5 in float, 1e-8 in double) and --max-iters.
+CgOptions cg_options(const ParsedArgs& args, bool single) {
+  CgOptions o;
+  o.tolerance = args.number("tol", single ? 1e-5 : 1e-8);
+  if (!(o.tolerance > 0)) throw UsageError("--tol must be > 0");
+  o.max_iterations = static_cast<int>(args.integer("max-iters", 1000, 0, 100000000));
+  return o;
+}
+
 template <class Scalar>
 int run_cg(const ParsedArgs& args, const Options& options) {
   const std::string source = args.positionals[0];
-  CgOptions cg_options;
-  cg_options.tolerance = args.number("tol", sizeof(Scalar) == sizeof(float) ? 1e-5 : 1e-8);
-  if (!(cg_options.tolerance > 0)) throw UsageError("--tol must be > 0");
-  cg_options.max_iterations = static_cast<int>(args.integer("max-iters", 1000, 0, 100000000));
+  const CgOptions cg_options = cli::cg_options(args, sizeof(Scalar) == sizeof(float));
 
-  const CsrMatrix<Scalar> a = load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
+  const CsrMatrix<Scalar> a =
+      load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
   if (a.nrows != a.ncols) throw InvalidArgument(source + " is not square; CG needs an SPD matrix");
   Operator<Scalar> op(a, options);
   const std::vector<Scalar> b = random_values<Scalar>(a.nrows, 7);
@@ -111,6 +118,17 @@ int run(const ParsedArgs& args) {
   options.backend = parse_backend(args.text("backend", "host"));
   options.kernel = parse_kernel(args.text("kernel", "auto"));
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
+  if (args.flag("tpetra")) {
+#ifdef KSPMV_HAVE_TPETRA
+    const CgOptions o = cg_options(args, false);
+    return run_cg_tpetra(args, options, o.tolerance, o.max_iterations);
+#else
+    throw UsageError(
+        "--tpetra: this kspmv was built without the Tpetra adapter "
+        "(KSPMV_ENABLE_TPETRA, which needs Tpetra, Belos and MPI)");
+#endif
+  }
+  if (args.has("split")) throw UsageError("--split applies with --tpetra only");
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
   const std::string precision = args.choice("precision", "double", {"float", "double"});
@@ -122,12 +140,16 @@ int run(const ParsedArgs& args) {
 Command cg_command() {
   Command c;
   c.name = "cg";
-  c.summary = "solve A x = b by conjugate gradients on one device or several, check it";
+  c.summary = "solve A x = b by conjugate gradients on one device, several, or MPI ranks";
   c.description = std::string(
                       "Solves A x = b for a symmetric positive definite A (random b, x0 = 0) with\n"
                       "an Operator on the chosen backend and devices, then recomputes the "
                       "residual\nwith the serial reference SpMV. Exit status 1 when CG does not "
-                      "converge to\n--tol within --max-iters or the residual does not hold.\n\n") +
+                      "converge to\n--tol within --max-iters or the residual does not hold.\n\n"
+                      "With --tpetra, under mpirun -np N (or alone: one rank), Tpetra distributes "
+                      "the\nmatrix (a file is read on rank 0; gen: builds each rank's own rows), "
+                      "each rank's\nblock is a kspmv Operator (on CUDA, the rank's node-local "
+                      "GPU) and Belos CG solves.\n\n") +
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {
@@ -140,6 +162,8 @@ Command cg_command() {
       {"tol", "T", "relative residual to reach (default 1e-8 double, 1e-5 float)"},
       {"max-iters", "N", "iteration cap (default 1000)"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
+      {"tpetra", "", "distribute over the MPI ranks with Tpetra and solve with Belos CG (double)"},
+      {"split", "rows|nz", "--tpetra with a file: equal rows (default) or equal non-zeros a rank"},
       {"json", "", "print one JSON object instead of text"},
   };
   c.run = run;

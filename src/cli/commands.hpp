@@ -1,6 +1,7 @@
 // The tool's commands; each one is declared (options, help) and run from its own file.
 #pragma once
 
+#include "kspmv/core/options.hpp"
 #include "tools/args.hpp"
 
 namespace kspmv::cli {
@@ -14,6 +15,11 @@ Command spmv_command();     // cmd_spmv.cpp
 Command convert_command();  // cmd_files.cpp
 Command gen_command();      // cmd_files.cpp
 Command cg_command();       // cmd_cg.cpp
+
+#ifdef KSPMV_HAVE_TPETRA
+// cg --tpetra (tpetra/cmd_cg_tpetra.cpp): Belos CG over the MPI ranks on a TpetraOperator.
+int run_cg_tpetra(const ParsedArgs& args, const Options& options, double tol, int max_iters);
+#endif
 
 // The "FILE|gen:SPEC" argument, explained once for every command's help.
 inline const char* kMatrixArgumentHelp =

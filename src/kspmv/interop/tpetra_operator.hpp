@@ -75,8 +75,9 @@ class TpetraOperator : public Tpetra::Operator<Scalar> {
   // InvalidArgument when the local number of entries changed.
   void refresh_values();
 
-  // The local block's Operator (its kernel and timings of the last apply).
+  // The local block's Operator (its kernel, the timings of the last apply).
   const Operator<Scalar>& local() const { return local_; }
+  Operator<Scalar>& local() { return local_; }
   const crs_matrix_type& matrix() const { return *matrix_; }
 
   std::string description() const override;

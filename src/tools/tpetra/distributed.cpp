@@ -7,6 +7,7 @@
 #include <BelosPseudoBlockCGSolMgr.hpp>
 #include <BelosTpetraAdapter.hpp>
 #include <Teuchos_CommHelpers.hpp>
+#include <Teuchos_oblackholestream.hpp>
 #include <Tpetra_Core.hpp>
 #include <Tpetra_CrsMatrix.hpp>
 #include <Tpetra_MultiVector.hpp>
@@ -122,6 +123,7 @@ KrylovResult belos_solve(const std::string& method,
   auto params = Teuchos::rcp(new Teuchos::ParameterList);
   params->set("Convergence Tolerance", tol);
   params->set("Maximum Iterations", max_iters);
+  params->set("Output Stream", Teuchos::RCP<std::ostream>(new Teuchos::oblackholestream));
   std::unique_ptr<Belos::SolverManager<double, TpetraVectors, Operator>> solver;
   if (method == "cg") {
     solver = std::make_unique<Belos::PseudoBlockCGSolMgr<double, TpetraVectors, Operator>>(problem,
@@ -135,7 +137,12 @@ KrylovResult belos_solve(const std::string& method,
   KrylovResult result;
   b.getMap()->getComm()->barrier();
   const auto start = std::chrono::steady_clock::now();
-  result.converged = solver->solve() == Belos::Converged;
+  try {
+    result.converged = solver->solve() == Belos::Converged;
+    if (!result.converged) result.stopped = "the iteration limit ran out";
+  } catch (const Belos::CGIterateFailure&) {  // the same on every rank: p'Ap is a global sum
+    result.stopped = "non-positive curvature p'Ap: the matrix is not symmetric positive definite";
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.iterations = solver->getNumIters();
   // The true residual, with Tpetra's own SpMV.

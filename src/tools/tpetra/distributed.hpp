@@ -48,6 +48,7 @@ double max_relative_error(const TpetraVectors& x, const TpetraVectors& y);
 struct KrylovResult {
   int iterations = 0;
   bool converged = false;
+  std::string stopped;       // why it stopped short, in words ("" when it converged)
   double true_residual = 0;  // the largest over the columns of ||b - A x|| / ||b||, recomputed
   double seconds = 0;        // the solve alone
 };
@@ -55,6 +56,7 @@ struct KrylovResult {
 // Solves op X = B, X holding the initial guess, with Belos: "cg" (PseudoBlockCG) or "gmres"
 // (BlockGmres restarted every `restart` iterations), to relative residual `tol` (of the initial
 // residual) within max_iters; then recomputes the true residual with `a` (Tpetra's own apply).
+// A CG breakdown (p'Ap <= 0: A is not SPD) ends the solve unconverged. Belos prints nothing.
 // Collective.
 KrylovResult belos_solve(const std::string& method,
                          const Teuchos::RCP<const Tpetra::Operator<double>>& op,
