@@ -6,27 +6,38 @@
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,multi (default:
-#                    build,test,sanitize,bench,hbp; build implies configure). Split the suite
-#                    over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,multi,tpetra
+#                    (default: build,test,sanitize,bench,hbp; build implies configure). Split the
+#                    suite over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
 #                    bench. "multi" runs multi_gpu_bench and cg_bench on every GPU (two or more).
+#                    "tpetra" runs tpetra_bench on one MPI rank (no mpiexec: MPI singleton), the
+#                    kspmv CUDA and host applies against Tpetra::CrsMatrix::apply (needs the
+#                    Tpetra .debs below).
 #                    "stress" runs stress_check (every CUDA kernel STRESS_RUNS times, default
 #                    1000, on every matrix, each result checked), then once per kernel and matrix
 #                    under compute-sanitizer synccheck and initcheck (stress_sanitizer.log).
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
-#                    kron:scale=21"); HBP_ARGS, MULTI_ARGS, CG_ARGS the same for hbp_bench,
-#                    multi_gpu_bench and cg_bench
+#                    kron:scale=21"); HBP_ARGS, MULTI_ARGS, CG_ARGS, TPETRA_ARGS the same for
+#                    hbp_bench, multi_gpu_bench, cg_bench and tpetra_bench
 #   RACECHECK_FILTER the gtest filter of the racecheck run (default: the memcheck set without the
 #                    multi-device tests), to fit a time limit
 #   BUILD_DIR        build directory (default: build-gpu in the repository)
 #   CUDA_ARCHS       CMAKE_CUDA_ARCHITECTURES (default "80;90")
 # Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
-# from those packages unpacked (dpkg -x) into .prefix/. Results (at most 7 files) go flat into
-# RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.{csv,json}, summary.json, speedup.png; hbp/
-# (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench). The last
-# line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
+# from those packages unpacked (dpkg -x) into .prefix/ (each .deb once; a new one is unpacked on
+# the next call). The Tpetra adapter (tpetra step, and the MPI tests of the test step) needs
+# Debian 12's Trilinos and OpenMPI there too (`apt-get download` on Debian 12): libtrilinos-X-13.2
+# and libtrilinos-X-dev for X in tpetra, teuchos, epetra, belos, kokkos-kernels; libopenmpi3,
+# libopenmpi-dev, openmpi-bin, openmpi-common, libpmix2, libevent-core-2.1-7,
+# libevent-pthreads-2.1-7, libhwloc15, libblas3, liblapack3, libgfortran5, libquadmath0. OpenMPI
+# then runs from the prefix (OPAL_PREFIX); of the general libraries (hwloc, libevent, BLAS,
+# LAPACK, gfortran) the system's copy is used where it has one. Results (at most 7 files) go flat
+# into RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.{csv,json}, summary.json, speedup.png;
+# hbp/ (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench);
+# tpetra/ (tpetra_bench.{csv,json}, summary.json). The last line of suite.log is "SUITE PASS" or
+# "SUITE FAIL: reason".
 set -euo pipefail
 
 RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
@@ -60,12 +71,32 @@ CMAKE_ARGS=(-DKSPMV_ENABLE_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS:-80;
             -DCMAKE_BUILD_TYPE=Release)
 if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
   STEP=unpack
-  if [[ ! -d $PREFIX/usr ]]; then
-    for deb in "$REPO"/.debs/*.deb; do run dpkg -x "$deb" "$PREFIX"; done
-  fi
+  LIBDIR=$PREFIX/usr/lib/x86_64-linux-gnu
+  mkdir -p "$PREFIX/.unpacked"
+  for deb in "$REPO"/.debs/*.deb; do
+    stamp=$PREFIX/.unpacked/$(basename "$deb")
+    [[ -e $stamp ]] && continue
+    run dpkg -x "$deb" "$PREFIX"
+    # General libraries stay the system's where it has them (newer than Debian 12's).
+    for soname in libhwloc.so.15 libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7 \
+                  libgfortran.so.5 libquadmath.so.0 libblas.so.3 liblapack.so.3; do
+      if ldconfig -p | grep -q "^[[:space:]]*$soname "; then
+        find "$LIBDIR" -name "$soname*" -delete
+      fi
+    done
+    touch "$stamp"
+  done
   CMAKE_ARGS+=("-DCMAKE_PREFIX_PATH=$PREFIX/usr"
-               "-DKokkos_DIR=$PREFIX/usr/lib/x86_64-linux-gnu/cmake/Kokkos")
-  export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+               "-DKokkos_DIR=$LIBDIR/cmake/Kokkos")
+  export LD_LIBRARY_PATH="$LIBDIR:$LIBDIR/blas:$LIBDIR/lapack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if [[ -x $PREFIX/usr/bin/mpicxx.openmpi ]]; then
+    # OpenMPI unpacked into the prefix: its wrapper, mpiexec and orted (a one-rank run without
+    # mpiexec starts orted) find their files through OPAL_PREFIX.
+    export OPAL_PREFIX=$PREFIX/usr OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_mca_base_component_show_load_errors=0
+    CMAKE_ARGS+=("-DMPI_CXX_COMPILER=$PREFIX/usr/bin/mpicxx.openmpi"
+                 "-DMPIEXEC_EXECUTABLE=$PREFIX/usr/bin/mpiexec.openmpi")
+  fi
   if [[ ! -e /usr/include/zlib.h && -e $PREFIX/usr/include/zlib.h ]]; then
     # The package's libz.so points at its own libz.so.1.2.13; link the system's libz.so.1.
     libz=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
@@ -204,6 +235,17 @@ if want multi; then
     run python3 "$REPO/perf_tests/plot_multi_gpu.py" "$RESULTS/multi/multi_gpu_bench.csv" \
       "$RESULTS/cg/cg_bench.csv" "$RESULTS/multi/multi_gpu.png"
   fi
+fi
+
+if want tpetra; then
+  STEP=tpetra
+  [[ -x $BUILD/perf_tests/tpetra_bench ]] ||
+    fail "tpetra_bench not built: Tpetra, Belos or MPI not found (see the .debs in the header)"
+  mkdir -p "$RESULTS/tpetra"
+  read -r -a extra <<<"${TPETRA_ARGS:-}"
+  log "+ tpetra_bench --ranks 1 --out $RESULTS/tpetra ${extra[*]:-}"
+  "$BUILD/perf_tests/tpetra_bench" --ranks 1 --out "$RESULTS/tpetra" "${extra[@]}" 2>>"$LOG" |
+    tee -a "$LOG"
 fi
 
 trap - ERR

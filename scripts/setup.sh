@@ -8,7 +8,10 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$repo/build}"
 packages=(cmake g++ ninja-build pkg-config libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libgtest-dev zlib1g-dev libhwloc-dev)
+          libgtest-dev zlib1g-dev libhwloc-dev
+          # the Tpetra adapter and its MPI tests (KSPMV_ENABLE_TPETRA)
+          libtrilinos-tpetra-dev libtrilinos-teuchos-dev libtrilinos-epetra-dev
+          libtrilinos-belos-dev libopenmpi-dev openmpi-bin)
 if [[ "${CI:-}" == true ]]; then
   packages+=(clang)  # CI builds and tests with clang as well (scripts/test.sh)
 fi
