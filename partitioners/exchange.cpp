@@ -1,6 +1,8 @@
 #include "partitioners/exchange.hpp"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "kspmv/core/error.hpp"
 
@@ -84,6 +86,46 @@ std::vector<Ordinal> halo_owner_starts(const std::vector<ColumnRange>& ranges, i
   for (const ColumnRange& c : ranges) starts[c.owner + 1] += c.end - c.begin;
   for (int d = 0; d < ndevices; ++d) starts[d + 1] += starts[d];
   return starts;
+}
+
+std::vector<HaloVolume> halo_volumes(const PartitionPlan& p, const Offset* row_ptr,
+                                     const Ordinal* col_idx) {
+  if (!exchange_applies(p.scheme, Exchange::Halo))
+    throw InvalidArgument(std::string("halo_volumes: Halo does not apply to ") +
+                          to_string(p.scheme));
+  const int nd = p.ndevices;
+  std::vector<HaloVolume> v(static_cast<std::size_t>(nd));
+  std::vector<int> owner(static_cast<std::size_t>(p.ncols));
+  for (const ColumnRange& c : halo_column_ranges(p)) {
+    std::fill(owner.begin() + c.begin, owner.begin() + c.end, c.owner);
+    v[c.owner].owned += c.end - c.begin;
+  }
+  // Each device's blocks together, so that `seen` (the last device that read a column) counts
+  // every column once per device.
+  std::vector<const Block*> blocks;
+  for (const Block& b : p.blocks) blocks.push_back(&b);
+  std::stable_sort(blocks.begin(), blocks.end(),
+                   [](const Block* a, const Block* b) { return a->device < b->device; });
+  std::vector<int> seen(static_cast<std::size_t>(p.ncols), -1);
+  std::vector<char> link(static_cast<std::size_t>(nd) * nd, 0);  // link[src * nd + dst]
+  for (const Block* b : blocks) {
+    const int d = b->device;
+    v[d].rows += b->rows();
+    v[d].nnz += b->nnz();
+    for (Offset k = row_ptr[b->row_begin]; k < row_ptr[b->row_end]; ++k) {
+      const Ordinal j = col_idx[k];
+      const int o = owner[j];
+      if (o == d || seen[j] == d) continue;
+      seen[j] = d;
+      ++v[d].received;
+      ++v[o].sent;
+      link[static_cast<std::size_t>(o) * nd + d] = 1;
+    }
+  }
+  for (int s = 0; s < nd; ++s)
+    for (int d = 0; d < nd; ++d)
+      if (link[static_cast<std::size_t>(s) * nd + d]) ++v[s].targets, ++v[d].sources;
+  return v;
 }
 
 }  // namespace kspmv::part

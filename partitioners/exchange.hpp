@@ -50,4 +50,21 @@ std::vector<ColumnRange> halo_column_ranges(const PartitionPlan& p);
 // Owner-major position of each device's first column: ndevices + 1 entries, the last one n.
 std::vector<Ordinal> halo_owner_starts(const std::vector<ColumnRange>& ranges, int ndevices);
 
+// What one device computes and exchanges in one Halo apply: its rows and non-zeros, the x entries
+// it owns, the distinct x entries its rows read from other devices (received) and those that
+// other devices read from it (sent, once per receiving device), and how many devices it receives
+// from (sources) and sends to (targets). The same for the devices of one node (the multi-device
+// executor's Halo) and for MPI ranks (Tpetra's Import moves these entries).
+struct HaloVolume {
+  Ordinal rows = 0;
+  Offset nnz = 0;
+  Ordinal owned = 0, received = 0, sent = 0;
+  int sources = 0, targets = 0;
+};
+// Per device, the HaloVolume of a plan that Halo applies to, for the CSR with this row pointer and
+// these column indices (the plan's matrix): reads the column indices once, O(nnz + n) time and
+// 2n ints of memory. Throws InvalidArgument for a plan Halo does not apply to.
+std::vector<HaloVolume> halo_volumes(const PartitionPlan& p, const Offset* row_ptr,
+                                     const Ordinal* col_idx);
+
 }  // namespace kspmv::part

@@ -139,6 +139,50 @@ TEST(MultiDeviceHostTrafficTest, HaloReceivesOnlyTheNeighbouringEntriesOfATridia
   EXPECT_EQ(md.device_y(2).size(), 25u);
 }
 
+// part::halo_volumes, computed from the plan and the column indices alone, is the traffic of the
+// emulation's Halo exchange: entries received and sent, and the devices they come from and go to.
+TEST(MultiDeviceHostTrafficTest, HaloVolumesAreTheHaloExchangesTraffic) {
+  for (const auto& [name, a] : matrices<double>())
+    for (Scheme s : part::all_schemes()) {
+      if (!host::exchange_applies(s, Exchange::Halo)) continue;
+      for (int nd = 1; nd <= 8; ++nd) {
+        const auto plan = plan_for(a, s, nd);
+        const MultiDeviceHost<double> md(a, plan, Exchange::Halo);
+        const auto v = part::halo_volumes(plan, a.row_ptr.data(), a.col_idx.data());
+        const auto ranges = part::halo_column_ranges(plan);
+        auto owner = [&](Ordinal j) {
+          for (const auto& c : ranges)
+            if (j >= c.begin && j < c.end) return c.owner;
+          return -1;
+        };
+        const std::string what = name + " " + part::to_string(s) + " N=" + std::to_string(nd);
+        ASSERT_EQ(v.size(), static_cast<std::size_t>(nd)) << what;
+        std::vector<std::vector<bool>> link(nd, std::vector<bool>(nd, false));
+        Ordinal rows = 0, owned = 0;
+        Offset nnz = 0;
+        for (int d = 0; d < nd; ++d) {
+          rows += v[d].rows, owned += v[d].owned, nnz += v[d].nnz;
+          EXPECT_EQ(v[d].received, static_cast<Ordinal>(md.halo_columns(d).size())) << what;
+          EXPECT_EQ(v[d].received * sizeof(double), md.exchange_bytes()[d].bytes_received) << what;
+          EXPECT_EQ(v[d].sent * sizeof(double), md.exchange_bytes()[d].bytes_sent) << what;
+          for (Ordinal j : md.halo_columns(d)) link[owner(j)][d] = true;
+        }
+        for (int d = 0; d < nd; ++d) {
+          int sources = 0, targets = 0;
+          for (int e = 0; e < nd; ++e) sources += link[e][d], targets += link[d][e];
+          EXPECT_EQ(v[d].sources, sources) << what << " device " << d;
+          EXPECT_EQ(v[d].targets, targets) << what << " device " << d;
+        }
+        EXPECT_EQ(rows, a.nrows) << what;
+        EXPECT_EQ(owned, a.nrows > 0 ? a.ncols : 0) << what;
+        EXPECT_EQ(nnz, a.nnz()) << what;
+      }
+    }
+  const auto a = test::from_triplets<double>(4, 4, {{0, 0, 1.0}});
+  EXPECT_THROW(part::halo_volumes(plan_for(a, Scheme::PCSR, 2), a.row_ptr.data(), a.col_idx.data()),
+               InvalidArgument);
+}
+
 TEST(MultiDeviceHostErrorsTest, RejectsForeignPlansAndExchangesThatDoNotApply) {
   const auto a = test::random_matrix<double>(30, 30, 3, 7);
   const auto b = test::random_matrix<double>(31, 30, 3, 8);
