@@ -35,6 +35,9 @@ endmacro()
 # Finds the pieces and defines kspmv_trilinos; `out_missing` is "" on success, else what is missing.
 function(_kspmv_locate_tpetra out_missing)
   set(${out_missing} "" PARENT_SCOPE)
+  if(TARGET kspmv_trilinos)  # found already (a second find_package(kspmv))
+    return()
+  endif()
   find_package(Tpetra CONFIG QUIET)
   if(NOT Tpetra_FOUND)
     set(${out_missing} "Tpetra was not found (Debian: libtrilinos-tpetra-dev, "

@@ -94,22 +94,6 @@ inline const OptionSpec kMatricesOption = {"matrices", "DIR",
 inline const OptionSpec kDeviceOption = {"device", "D", "CUDA device (default 0)"};
 inline const OptionSpec kOutOption = {"out", "DIR", "output directory (default .)"};
 
-// The default generated set of spmv_bench and multi_gpu_bench: every family, large (small ones
-// when `quick`).
-inline std::vector<std::string> family_specs(bool quick) {
-  return quick ? std::vector<std::string>{"laplace2d:n=512",
-                                          "stencil27:n=40",
-                                          "uniform:rows=200000,k=8",
-                                          "kron:scale=16",
-                                          "rgg:scale=16",
-                                          "kmer:rows=500000",
-                                          "fullchip:rows=100000"}
-               : std::vector<std::string>{
-                     "laplace2d:n=4096",     "stencil27:n=160", "uniform:rows=20000000,k=8",
-                     "kron:scale=21",        "rgg:scale=23",    "kmer:rows=60000000",
-                     "fullchip:rows=3000000"};
-}
-
 // A matrix of the benchmark set: its name (the generator spec, or the file name less
 // .mtx[.gz]) and what tools::load_matrix reads ("gen:SPEC" or the file).
 struct Source {

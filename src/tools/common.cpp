@@ -31,6 +31,14 @@ HostView<Scalar> random_view(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
+std::vector<std::string> family_specs(bool quick) {
+  if (quick)
+    return {"laplace2d:n=512", "stencil27:n=40",   "uniform:rows=200000,k=8", "kron:scale=16",
+            "rgg:scale=16",    "kmer:rows=500000", "fullchip:rows=100000"};
+  return {"laplace2d:n=4096", "stencil27:n=160",    "uniform:rows=20000000,k=8", "kron:scale=21",
+          "rgg:scale=23",     "kmer:rows=60000000", "fullchip:rows=3000000"};
+}
+
 std::vector<int> parse_devices(const std::string& list) {
   if (list == "all") return {kAllDevices};
   std::vector<int> devices;

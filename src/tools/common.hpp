@@ -33,6 +33,10 @@ CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress = stderr_
 // The reader's warnings about `source`, one "kspmv: warning:" line each on stderr.
 void print_warnings(const std::string& source, const io::ReadReport& report);
 
+// The generated set of the benchmarks (spmv_bench's and multi_gpu_bench's default, the families
+// of the scaling model): every family, large, or small when `quick`.
+std::vector<std::string> family_specs(bool quick);
+
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.
 std::vector<int> parse_devices(const std::string& list);

@@ -1,7 +1,7 @@
 # ctest script: install the build tree into a scratch prefix, then configure, build and run the
 # consumer project against it. Variables: BUILD_DIR, SRC (this directory), WORK_DIR, and what the
-# main build used, each possibly empty: GENERATOR, CXX_COMPILER, BUILD_TYPE, KOKKOS_DIR, CUDA_ROOT
-# and PREFIX_PATH (':'-separated, as in the environment variable).
+# main build used, each possibly empty: GENERATOR, CXX_COMPILER, BUILD_TYPE, KOKKOS_DIR, CUDA_ROOT,
+# MPI_CXX_COMPILER and PREFIX_PATH (':'-separated, as in the environment variable).
 foreach(var BUILD_DIR SRC WORK_DIR)
   if(NOT ${var})
     message(FATAL_ERROR "consumer_test.cmake needs -D${var}=...")
@@ -28,7 +28,8 @@ if(GENERATOR)
   list(APPEND args -G "${GENERATOR}")
 endif()
 foreach(pair "CMAKE_CXX_COMPILER=${CXX_COMPILER}" "CMAKE_BUILD_TYPE=${BUILD_TYPE}"
-             "Kokkos_DIR=${KOKKOS_DIR}" "CUDAToolkit_ROOT=${CUDA_ROOT}")
+             "Kokkos_DIR=${KOKKOS_DIR}" "CUDAToolkit_ROOT=${CUDA_ROOT}"
+             "MPI_CXX_COMPILER=${MPI_CXX_COMPILER}")
   if(NOT pair MATCHES "=$")
     list(APPEND args "-D${pair}")
   endif()
@@ -37,3 +38,6 @@ run_step("configure" "${CMAKE_COMMAND}" ${args})
 run_step("build" "${CMAKE_COMMAND}" --build "${build}")
 run_step("run" "${build}/consumer")
 run_step("run the GPU example" "${build}/gpu_example")
+if(EXISTS "${build}/tpetra_example")  # kspmv built with its Tpetra adapter: one MPI rank
+  run_step("run the Tpetra example" "${build}/tpetra_example")
+endif()
