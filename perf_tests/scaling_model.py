@@ -45,7 +45,7 @@ def read_structure(path):
 def predict(structure, rates, bandwidths, latency, floor):
     """Rows of predictions: matrix, split, bandwidth, ranks, spmv/halo/total us, speedup."""
     out = []
-    for (matrix, split, n), ranks in sorted(structure.items()):
+    for (matrix, split, n), ranks in structure.items():  # the order of scaling_halo.csv
         if matrix not in rates:
             continue
         ms1, gbps = rates[matrix]
@@ -68,20 +68,21 @@ def predict(structure, rates, bandwidths, latency, floor):
 
 
 def summary(pred, structure, bandwidths):
-    """The README's tables, as Markdown lines."""
+    """The README's tables, as Markdown lines: the NZ split's predictions, and the halo of the
+    busiest rank per owned row for both splits."""
     by = defaultdict(dict)
     for p in pred:
         by[(p["matrix"], p["split"], p["bandwidth_gbs"])][p["ranks"]] = p
     matrices = list(dict.fromkeys(p["matrix"] for p in pred))
     counts = sorted({p["ranks"] for p in pred})
     top = counts[-1]
-    lines = ["| matrix | nnz | 1 GPU (us) | split | " + " | ".join(
+    lines = ["| matrix | nnz | 1 GPU (us) | " + " | ".join(
         f"speedup at {n} ({bw:g} GB/s)" for bw in bandwidths for n in (8, top)) +
         " | halo >= SpMV from | best N (speedup) |",
-        "|" + " --- |" * (6 + 2 * len(bandwidths))]
+        "|" + " --- |" * (5 + 2 * len(bandwidths))]
     for m in matrices:
         nnz = sum(r["nnz"] for r in structure[(m, "nz", 1)])
-        for split in ("rows", "nz"):
+        for split in ("nz",):
             cells = []
             for bw in bandwidths:
                 for n in (8, top):
@@ -94,7 +95,7 @@ def summary(pred, structure, bandwidths):
                 peak = max(counts, key=lambda n: t[n]["speedup"])
                 best.append(f"{peak} ({t[peak]['speedup']:.1f})")
             lines.append(f"| {m} | {nnz / 1e6:.0f}M | {by[(m, split, bandwidths[0])][1]['time_us']:.0f}"
-                         f" | {split} | " + " | ".join(cells) + f" | {' / '.join(halo_from)} | "
+                         f" | " + " | ".join(cells) + f" | {' / '.join(halo_from)} | "
                          f"{' / '.join(best)} |")
     lines.append("")
     lines.append("| matrix | split | " + " | ".join(f"{n} ranks" for n in counts[1:]) + " |")
@@ -126,11 +127,12 @@ def plot(pred, bandwidths, path):
         counts = sorted({p["ranks"] for p in pred if p["matrix"] == m})
         ax.plot(counts, counts, color="0.8", label="ideal")
         for split, style in (("nz", "-"), ("rows", ":")):
-            for bw in bandwidths:
+            for bw, color in zip(bandwidths, ("tab:blue", "tab:orange", "tab:green", "tab:red")):
                 ys = [p["speedup"] for n in counts for p in pred
                       if p["matrix"] == m and p["split"] == split and p["bandwidth_gbs"] == bw
                       and p["ranks"] == n]
-                ax.plot(counts, ys, style, marker="o", markersize=3, label=f"{split}, {bw:g} GB/s")
+                ax.plot(counts, ys, style, color=color, marker="o" if split == "nz" else None,
+                        markersize=3, label=f"{split}, {bw:g} GB/s")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_title(m, fontsize=9)
