@@ -9,7 +9,7 @@
 
 namespace kspmv::host {
 
-// One team per block of rows, a vector reduction per row, sums in double.
+// A work item per block of rows, a loop per row with four partial sums, sums in double.
 template <class S>
 void spmv(S alpha, const CsrMatrix<S>& a, const S* x, S beta, S* y);
 
@@ -21,9 +21,5 @@ void spmv(S alpha, const CooMatrix<S>& a, const S* x, S beta, S* y);
 // Parallel over columns, scatter-adding into a double array as the COO kernel does.
 template <class S>
 void spmv(S alpha, const CscMatrix<S>& a, const S* x, S beta, S* y);
-
-// The CSR kernel's vector length for a mean row length: a power of two in
-// [1, min(32, the host execution space's maximum)], about a sixth of the mean row length.
-int csr_vector_length(double mean_row_length);
 
 }  // namespace kspmv::host
