@@ -6,10 +6,14 @@
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,multi (default:
-#                    build,test,sanitize,bench,hbp; build implies configure). Split the suite
-#                    over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
-#                    bench. "multi" runs multi_gpu_bench and cg_bench on every GPU (two or more).
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
+#                    interop,multi (default: build,test,sanitize,bench,hbp; build implies
+#                    configure). Split the suite over several calls with e.g. SUITE_STEPS=build,
+#                    then test,sanitize, then bench. "multi" runs multi_gpu_bench and cg_bench on
+#                    every GPU (two or more). "interop" runs interop_bench (interop/).
+#                    "hbp-profile" profiles the HBP SpMV and combine kernels with Nsight Compute
+#                    (the full section set) on HBP_PROFILE_GENS (default: laplace2d:n=2048
+#                    kron:scale=20 fullchip:rows=300000), hbp/ncu_hbp.csv.
 #                    "stress" runs stress_check (every CUDA kernel STRESS_RUNS times, default
 #                    1000, on every matrix, each result checked), then once per kernel and matrix
 #                    under compute-sanitizer synccheck and initcheck (stress_sanitizer.log).
@@ -186,6 +190,30 @@ if want hbp; then
   read -r -a extra <<<"${HBP_ARGS:-}"
   log "+ hbp_bench ${args[*]} ${extra[*]:-}"
   "$BUILD/perf_tests/hbp_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
+if want hbp-profile; then
+  STEP=hbp-profile
+  mkdir -p "$RESULTS/hbp"
+  NCU=$RESULTS/hbp/ncu_hbp.csv
+  : >"$NCU"
+  for spec in ${HBP_PROFILE_GENS:-laplace2d:n=2048 kron:scale=20 fullchip:rows=300000}; do
+    log "+ ncu --set full (hbp_spmv_kernel, hbp_combine_kernel) hbp_bench --gen $spec >> ncu_hbp.csv"
+    echo "# matrix $spec" >>"$NCU"
+    # Two launches of each kernel (the SpMV and its combine alternate) of a double-precision run.
+    ncu --set full --kernel-name regex:'hbp_(spmv|combine)_kernel' --launch-count 4 --csv \
+      --page details "$BUILD/perf_tests/hbp_bench" --no-default-gen --gen "$spec" --reps 2 \
+      --prep-reps 1 --out "$RESULTS/hbp/profile-run" >>"$NCU" 2>>"$LOG"
+  done
+  rm -rf "$RESULTS/hbp/profile-run"
+fi
+
+if want interop; then
+  STEP=interop
+  args=(--out "$RESULTS/interop")
+  [[ -f $RESULTS/kokkos_cuda.json ]] && args+=(--tests-json "$RESULTS/kokkos_cuda.json")
+  log "+ interop_bench ${args[*]}"
+  "$BUILD/perf_tests/interop_bench" "${args[@]}" 2>>"$LOG" | tee -a "$LOG"
 fi
 
 if want multi; then

@@ -1,8 +1,6 @@
-#include <cooperative_groups.h>
-
+#include <cuda_pipeline_primitives.h>
 #include <algorithm>
 #include <cstdint>
-#include <cuda/pipeline>
 #include <string>
 
 #include "backends/cuda/check.hpp"
@@ -12,8 +10,6 @@
 namespace kspmv::cuda::overlap {
 
 namespace {
-
-namespace cg = cooperative_groups;
 
 constexpr int kBlock = 256;  // threads per block of both kernels
 constexpr int kAlign = 16;   // bytes of the widest cp.async
@@ -32,11 +28,11 @@ __device__ inline bool aligned16(const void* p) {
 
 // Copies src[begin, end) of an array of n elements into dst, widened to 16-byte boundaries
 // where that stays inside [0, n), so that whole 16-byte cp.async can be used; returns the index
-// stored at dst[0]. Every thread of the block calls it with the same arguments.
-template <class T, class Pipe>
-__device__ DeviceOffset stage_copy(const cg::thread_block& block, T* dst, const T* src,
-                                   DeviceOffset begin, DeviceOffset end, DeviceOffset n,
-                                   Pipe& pipe) {
+// stored at dst[0]. Every thread of the block calls it with the same arguments and issues its
+// share of the copies; they complete at the thread's next __pipeline_commit group.
+template <class T>
+__device__ DeviceOffset stage_copy(T* dst, const T* src, DeviceOffset begin, DeviceOffset end,
+                                   DeviceOffset n) {
   constexpr int per_unit = kAlign / sizeof(T);
   const int head =
       static_cast<int>(reinterpret_cast<std::uintptr_t>(src + begin) % kAlign / sizeof(T));
@@ -44,12 +40,14 @@ __device__ DeviceOffset stage_copy(const cg::thread_block& block, T* dst, const 
       static_cast<int>(reinterpret_cast<std::uintptr_t>(src + end) % kAlign / sizeof(T));
   const DeviceOffset lo = begin >= head ? begin - head : begin;
   const DeviceOffset hi = tail != 0 && end + (per_unit - tail) <= n ? end + (per_unit - tail) : end;
-  const std::size_t bytes = std::size_t(hi - lo) * sizeof(T);
-  if (bytes > 0) {
-    if (aligned16(src + lo) && bytes % kAlign == 0)
-      ::cuda::memcpy_async(block, dst, src + lo, ::cuda::aligned_size_t<kAlign>(bytes), pipe);
-    else
-      ::cuda::memcpy_async(block, dst, src + lo, bytes, pipe);
+  const DeviceOffset count = hi - lo;
+  if (aligned16(src + lo) && count % per_unit == 0) {
+    for (DeviceOffset i = DeviceOffset(threadIdx.x) * per_unit; i < count;
+         i += DeviceOffset(blockDim.x) * per_unit)
+      __pipeline_memcpy_async(dst + i, src + lo + i, kAlign);
+  } else {
+    for (DeviceOffset i = threadIdx.x; i < count; i += blockDim.x)
+      __pipeline_memcpy_async(dst + i, src + lo + i, sizeof(T));
   }
   return lo;
 }
@@ -93,17 +91,12 @@ __device__ __forceinline__ void vector_compute(const DeviceBatch& b, const Devic
 }
 
 // Alg. 4: block b runs the contiguous batches [b*per_block, (b+1)*per_block); stage s of shared
-// memory receives batch k+1 by ::cuda::memcpy_async while the block computes batch k from the
-// other.
+// memory receives batch k+1 by asynchronous copies (cp.async, one commit group per batch and
+// thread) while the block computes batch k from the other. Block barriers order the stages.
 template <class S>
 __global__ void __launch_bounds__(kBlock, 4)
     batch_kernel(const DeviceBatch* batches, int count, MatrixRefs<S> a, int val_capacity,
                  int col_capacity, S alpha, const S* x, S beta, S* y) {
-  // make_pipeline initializes the state; nvcc warns that its constructor does not run.
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ ::cuda::pipeline_shared_state<::cuda::thread_scope_block, 2> state;
-#pragma nv_diagnostic pop
   extern __shared__ __align__(16) unsigned char smem[];
   const int per_block = (count + gridDim.x - 1) / gridDim.x;
   const int first = blockIdx.x * per_block;
@@ -116,18 +109,20 @@ __global__ void __launch_bounds__(kBlock, 4)
   auto scol = [&](int s) {
     return reinterpret_cast<Ordinal*>(smem + s * stage_bytes + val_capacity * int(sizeof(S)));
   };
-  const cg::thread_block block = cg::this_thread_block();
-  auto pipe = ::cuda::make_pipeline(block, &state);
-  for (int compute = first, fetch = first; compute < last; ++compute) {
-    for (; fetch < last && fetch < compute + 2; ++fetch) {
-      pipe.producer_acquire();
-      const DeviceBatch f = batches[fetch];
-      const int s = (fetch - first) % 2;
-      stage_copy(block, sval(s), a.val, f.nnz_begin, f.nnz_end, a.nnz, pipe);
-      stage_copy(block, scol(s), a.col, f.nnz_begin, f.nnz_end, a.nnz, pipe);
-      pipe.producer_commit();
-    }
-    pipe.consumer_wait();
+  auto fetch = [&](int batch) {
+    const DeviceBatch f = batches[batch];
+    const int s = (batch - first) % 2;
+    stage_copy(sval(s), a.val, f.nnz_begin, f.nnz_end, a.nnz);
+    stage_copy(scol(s), a.col, f.nnz_begin, f.nnz_end, a.nnz);
+  };
+  fetch(first);
+  __pipeline_commit();
+  for (int compute = first; compute < last; ++compute) {
+    // The other stage was released by the barrier that ended the previous batch.
+    if (compute + 1 < last) fetch(compute + 1);
+    __pipeline_commit();       // (empty after the last batch: one group per batch either way)
+    __pipeline_wait_prior(1);  // this thread's copies of batch `compute` have landed,
+    __syncthreads();           // and every thread's
     const DeviceBatch b = batches[compute];
     const int s = (compute - first) % 2;
     const DeviceOffset val0 = stage_begin(a.val, b.nnz_begin);
@@ -152,7 +147,7 @@ __global__ void __launch_bounds__(kBlock, 4)
       default:
         vector_compute<32>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
     }
-    pipe.consumer_release();
+    __syncthreads();  // stage s is free for batch compute + 2
   }
 }
 

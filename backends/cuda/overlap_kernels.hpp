@@ -1,6 +1,7 @@
 // Kernels shared by CSR-Partial-Overlap and CSR-Full-Overlap (Zeng & Zou 2023): the batch kernel
-// (Alg. 4-6: two shared-memory stages filled by cuda::memcpy_async while the block computes the
-// other one, a vector of 1..32 threads per row chosen per batch). Long rows (Alg. 9) go to the
+// (Alg. 4-6: two shared-memory stages filled by asynchronous copies, the paper's memcpy_async
+// pipeline as cp.async commit groups, while the block computes the other one, a vector of 1..32
+// threads per row chosen per batch). Long rows (Alg. 9) go to the
 // shared long-row path (long_rows.hpp), which spreads one row over many warps.
 #pragma once
 
