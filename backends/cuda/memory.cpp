@@ -22,10 +22,13 @@ void throw_out_of_memory(const char* call, cudaError_t code, std::size_t request
 
 DeviceGuard::DeviceGuard(int device) {
   KSPMV_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (device != previous_) KSPMV_CUDA_CHECK(cudaSetDevice(device));
+  if (device != previous_) {
+    KSPMV_CUDA_CHECK(cudaSetDevice(device));
+    changed_ = true;
+  }
 }
 DeviceGuard::~DeviceGuard() {
-  cudaSetDevice(previous_);
+  if (changed_) cudaSetDevice(previous_);
 }
 
 void* device_malloc(std::size_t bytes) {

@@ -21,6 +21,7 @@ class DeviceGuard {
 
  private:
   int previous_ = 0;
+  bool changed_ = false;
 };
 
 void* device_malloc(std::size_t bytes);  // DeviceOutOfMemory on failure
