@@ -228,7 +228,9 @@ TEST_F(CudaInterop, TenAppliesCapturedInAGraphReplayCorrectly) {
 TEST_F(CudaInterop, TwoOperatorsOnTwoStreamsAtOnce) {
   const auto a = random_matrix<double>(20000, 20000, 9, 11);
   const auto b = gen::laplace2d<double>(150, 150);
-  Operator<double> opa(a, cuda_options(Kernel::CsrVector)), opb(b, cuda_options(Kernel::Seg));
+  Options timed = cuda_options(Kernel::CsrVector);
+  timed.time_applies = true;  // opa times each apply with events, opb (the default) does not
+  Operator<double> opa(a, timed), opb(b, cuda_options(Kernel::Seg));
   const auto xa = random_vector<double>(a.ncols, 12), xb = random_vector<double>(b.ncols, 13);
   std::vector<double> ra(a.nrows, 0.0), rb(b.nrows, 0.0);
   cuda::DeviceBuffer<double> dxa(xa.size()), dya(ra.size()), dxb(xb.size()), dyb(rb.size());
@@ -251,6 +253,7 @@ TEST_F(CudaInterop, TwoOperatorsOnTwoStreamsAtOnce) {
   EXPECT_LE(reference::rel_l2_error(ya.data(), ra.data(), ya.size()), 1e-12);
   EXPECT_LE(reference::rel_l2_error(yb.data(), rb.data(), yb.size()), 1e-12);
   EXPECT_GT(opa.timings().kernel_ms, 0.0);  // waits for the last apply and times it
+  EXPECT_EQ(opb.timings().kernel_ms, 0.0);  // not timed
 }
 
 // Kernels with dynamic shared memory sized per matrix (HBP's x segment, the overlap pipelines'

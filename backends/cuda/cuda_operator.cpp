@@ -131,6 +131,7 @@ template <class Scalar>
 struct Resources {
   Stream stream;  // apply_host and update_values
   Event start, copied, done;
+  Event ready{false};  // the end of an untimed apply on a caller's stream (no timestamp)
   std::shared_ptr<DeviceCsr<Scalar>> a;  // the resident CSR (null for kernels of their own layout)
   std::vector<std::unique_ptr<DeviceSpmv<Scalar>>> kernels;  // one, or the autotune candidates
   DeviceBuffer<Scalar> x, y;                                 // apply_host staging, on first use
@@ -243,18 +244,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   // their own run once per vector.
   void apply_device_block(Scalar alpha, const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
                           std::size_t ldy, int k, DeviceStream stream) override {
-    DeviceGuard guard(device_);
-    check_vectors(x, y);
-    Resources<Scalar>& r = *r_;
-    if (!r.a || r.kernels.size() > 1 || !kernel_row<Scalar>(kernel_).uses_device_csr) {
-      enqueue(stream, [&](std::size_t j) {
-        for (int c = 0; c < k; ++c)
-          r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
-      });
-      return;
-    }
-    if (!r.spmm) r.spmm = std::make_unique<CsrSpmm<Scalar>>(r.a);
-    enqueue(stream, [&](std::size_t) { r.spmm->run(alpha, x, ldx, beta, y, ldy, k, stream); });
+    run_block(alpha, x, ldx, beta, y, ldy, k, stream, false);
   }
 
   // Host blocks go through device buffers of k vectors and the device path.
@@ -275,7 +265,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (n > 0 && alpha != Scalar(0)) put(r.x.data(), x, n, ldx);
     if (m > 0 && beta != Scalar(0)) put(r.y.data(), y, m, ldy);
     checked_x_ = r.x.data(), checked_y_ = r.y.data();  // the operator's own buffers
-    apply_device_block(alpha, r.x.data(), n, beta, r.y.data(), m, k, s);
+    run_block(alpha, r.x.data(), n, beta, r.y.data(), m, k, s, true);
     if (m > 0)
       KSPMV_CUDA_CHECK(cudaMemcpy2DAsync(y, ldy * sizeof(Scalar), r.y.data(), m * sizeof(Scalar),
                                          m * sizeof(Scalar), cols, cudaMemcpyDeviceToHost, s));
@@ -307,7 +297,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   }
 
   void synchronize() override {
-    if (pending_) r_->done.synchronize();
+    if (pending_) last_event().synchronize();
   }
 
   // With a resident CSR (which update_values keeps current): its transpose, built on the device
@@ -324,17 +314,17 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
 
   Kernel kernel() const override { return kernel_; }
   Timings timings() const override {
-    if (pending_) {
-      timings_.kernel_ms = timings_.total_ms = finish_timing();
-    }
+    if (pending_ && timed_) timings_.kernel_ms = timings_.total_ms = finish_timing();
     return timings_;
   }
 
  private:
-  // Runs launch(k) for the kernel k of this call on `stream`, between the timing events unless
-  // the stream is being captured; while autotuning, waits for it and records its time.
+  // Runs launch(k) for the kernel k of this call on `stream`, followed by an event that later
+  // work waits for, unless the stream is being captured. The apply is timed (between timing
+  // events, whose timestamps cost the device a few microseconds) only while autotuning, which
+  // waits for it and records its time, or when Options::time_applies asks.
   template <class Launch>
-  void enqueue(cudaStream_t stream, const Launch& launch) {
+  void enqueue(cudaStream_t stream, const Launch& launch, bool time = false) {
     Resources<Scalar>& r = *r_;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     KSPMV_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
@@ -348,18 +338,43 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       launch(k);
       return;
     }
-    r.start.record(stream);
+    timed_ = tuning || time || options_.time_applies;
+    if (timed_) r.start.record(stream);
     launch(k);
-    r.done.record(stream);
+    last_event().record(stream);
     pending_ = true;
-    timings_.h2d_ms = 0;
+    timings_.h2d_ms = timings_.kernel_ms = timings_.total_ms = 0;  // until timed
     if (tuning) record(k, finish_timing());
   }
+
+  // apply_device_block, timed when `time` (a synchronous apply of host vectors) or asked.
+  void run_block(Scalar alpha, const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
+                 std::size_t ldy, int k, cudaStream_t stream, bool time) {
+    DeviceGuard guard(device_);
+    check_vectors(x, y);
+    Resources<Scalar>& r = *r_;
+    if (!r.a || r.kernels.size() > 1 || !kernel_row<Scalar>(kernel_).uses_device_csr) {
+      enqueue(
+          stream,
+          [&](std::size_t j) {
+            for (int c = 0; c < k; ++c)
+              r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
+          },
+          time);
+      return;
+    }
+    if (!r.spmm) r.spmm = std::make_unique<CsrSpmm<Scalar>>(r.a);
+    enqueue(
+        stream, [&](std::size_t) { r.spmm->run(alpha, x, ldx, beta, y, ldy, k, stream); }, time);
+  }
+
+  // The event that ends the last apply on a caller's stream.
+  const Event& last_event() const { return timed_ ? r_->done : r_->ready; }
 
   // The kernel of this call: round robin over the candidates while autotuning.
   std::size_t pick() const { return r_->kernels.size() > 1 ? calls_ % r_->kernels.size() : 0; }
 
-  // Milliseconds of the last apply on a device stream, once it has finished.
+  // Milliseconds of the last (timed) apply on a device stream, once it has finished.
   float finish_timing() const {
     r_->done.synchronize();
     pending_ = false;
@@ -368,7 +383,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
 
   // Orders work on `s` after the last apply on a caller's stream (its kernels' work buffers).
   void after_last_apply(cudaStream_t s) const {
-    if (pending_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, r_->done.get(), 0));
+    if (pending_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, last_event().get(), 0));
   }
 
   // Vectors are checked when they change (the query costs more than a small SpMV's launch).
@@ -406,7 +421,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   std::size_t calls_ = 0;
   Kernel kernel_ = Kernel::Auto;
   mutable Timings timings_;
-  mutable bool pending_ = false;  // an apply on a caller's stream has not been timed yet
+  mutable bool pending_ = false;  // an apply on a caller's stream has not been waited for
+  bool timed_ = false;            // ... and it was timed
   const Scalar* checked_x_ = nullptr;
   const Scalar* checked_y_ = nullptr;
 };

@@ -171,7 +171,9 @@ class Operator {
 
   Kernel kernel() const;
   const Options& options() const { return options_; }
-  // The last apply's times (waits for it when it is still running on a device).
+  // The last apply's times (waits for it when it is still running on a device). Applies on
+  // device vectors are timed only with Options::time_applies (kernel_ms and total_ms are 0
+  // otherwise): timing events cost the device a few microseconds per apply.
   Timings timings() const;
   Ordinal nrows() const { return nrows_; }
   Ordinal ncols() const { return ncols_; }

@@ -69,6 +69,10 @@ struct Options {
   // of part::tuning_candidates (kPartitionTuneTrials applies each, every one a correct SpMV) and
   // keep the fastest (the paper tunes d_l, d_c in the first iterations). false: Table 3 default.
   bool tune_partition = true;
+  // CUDA: time every apply on a caller's stream with events (Timings::kernel_ms), at a cost of a
+  // few microseconds of device time per apply. false: only autotuning and applies of host
+  // vectors are timed; the others leave kernel_ms and total_ms at 0.
+  bool time_applies = false;
   // The Operator checks the matrix in O(nnz) when it is built (sizes, a row pointer that starts at
   // 0 and never decreases, column indices in range) and throws InvalidArgument naming the first
   // bad row or entry. false: the caller has checked it (CsrMatrix::validate) and vouches for it.
