@@ -1,5 +1,6 @@
 // GPU SpMV benchmark: every CUDA kernel against cuSPARSE on the same device buffers.
-// Per matrix, precision and kernel: median of --reps event-timed runs after warm-up, effective
+// Per matrix, precision and kernel: median of --reps event-timed runs after warm-up (every kernel
+// of a matrix timed in the same rounds, one run of each per round), effective
 // GB/s (DESIGN.md "Measuring") and its ratio to a device-to-device copy measured in this run,
 // GFLOP/s = 2 nnz / t, speedup over cuSPARSE CSR_ALG1, relative l2 error against the host
 // reference (y poisoned with NaN before the checked run). Full-Overlap (matrix streamed from
@@ -178,18 +179,21 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
   dx.upload(x.data());
   cuda::Stream stream;
-  double cusparse_ms = NAN;
 
-  // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice).
+  // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice): all
+  // built and checked first, then timed round by round in the same rounds (a device that slows
+  // down for a while slows every kernel alike, not the ones timed then).
   std::vector<std::pair<Kernel, int>> cases;
   for (const Kernel k : args.kernels) cases.emplace_back(k, 0);
   for (const int v : args.vector_sizes) cases.emplace_back(Kernel::CsrVector, v);
+  std::vector<Result> rows;
+  std::vector<std::unique_ptr<cuda::DeviceSpmv<S>>> kernels;
   for (const auto& [k, v] : cases) {
     Result r;
     r.matrix = name, r.precision = precision;
     r.kernel = to_string(k) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
-    std::cerr << "  " << precision << " " << r.kernel << " ... " << std::flush;
+    std::unique_ptr<cuda::DeviceSpmv<S>> spmv;
     try {
       const Kernel resolved =
           k == Kernel::Auto
@@ -197,49 +201,68 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                                       sizeof(S))
               : k;
       if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
-      auto spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
-                        : cuda::make_device_spmv(resolved, d, host);
+      spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
+                   : cuda::make_device_spmv(resolved, d, host);
       r.rel_error = poisoned_error(*spmv, dx, dy, ref, stream.get());
       r.ok = r.rel_error <= reference::tolerance<S>();
-      const auto run = [&] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); };
-      if (k != Kernel::FullOverlap) {
-        r.ms = time_ms(run, stream.get(), args.reps);
-      } else {
-        // Full-Overlap streams the matrix on every run: compare, round by round, with the same
-        // matrix bytes copied alone from pinned memory, and with that copy followed by cuSPARSE
-        // (its copy-then-SpMV).
-        const std::size_t mbytes = static_cast<std::size_t>(nnz) * (sizeof(S) + 4) +
-                                   (static_cast<std::size_t>(a.nrows) + 1) * 4;
-        cuda::PinnedBuffer<unsigned char> pinned(mbytes);
-        cuda::DeviceBuffer<unsigned char> staging(mbytes);
-        const auto copy_matrix = [&] {
-          KSPMV_CUDA_CHECK(cudaMemcpyAsync(staging.data(), pinned.data(), mbytes,
-                                           cudaMemcpyHostToDevice, stream.get()));
-        };
-        const auto cusparse = cuda::make_device_spmv(Kernel::Cusparse, d, host);
-        const auto copy_then_cusparse = [&] {
-          copy_matrix();
-          cusparse->run(S(1), dx.data(), S(0), dy.data(), stream.get());
-        };
-        const std::vector<double> t =
-            time_interleaved_ms({run, copy_matrix, copy_then_cusparse}, stream.get(), args.reps);
-        r.ms = t[0], r.h2d_ms = t[1], r.cusparse_copy_spmv_ms = t[2];
-      }
-      if (k == Kernel::Cusparse) cusparse_ms = r.ms;
+    } catch (const DeviceOutOfMemory& e) {
+      r.note = std::string("out of device memory: ") + e.what();
+      spmv.reset();
+    } catch (const Error& e) {
+      r.ok = false;
+      r.note = e.what();
+      spmv.reset();
+    }
+    rows.push_back(r);
+    kernels.push_back(std::move(spmv));
+  }
+  std::vector<Body> bodies;
+  std::vector<std::size_t> timed;  // the rows of `bodies`
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (kernels[i] && cases[i].first != Kernel::FullOverlap) {
+      cuda::DeviceSpmv<S>* spmv = kernels[i].get();
+      bodies.push_back([&, spmv] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); });
+      timed.push_back(i);
+    }
+  }
+  const std::vector<double> times = time_interleaved_ms(bodies, stream.get(), args.reps);
+  for (std::size_t j = 0; j < timed.size(); ++j) rows[timed[j]].ms = times[j];
+  double cusparse_ms = NAN;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (cases[i].first == Kernel::Cusparse && cases[i].second == 0) cusparse_ms = rows[i].ms;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Result& r = rows[i];
+    if (kernels[i] && cases[i].first == Kernel::FullOverlap) {
+      // Full-Overlap streams the matrix on every run: compare, round by round, with the same
+      // matrix bytes copied alone from pinned memory, and with that copy followed by cuSPARSE
+      // (its copy-then-SpMV).
+      const std::size_t mbytes = static_cast<std::size_t>(nnz) * (sizeof(S) + 4) +
+                                 (static_cast<std::size_t>(a.nrows) + 1) * 4;
+      cuda::PinnedBuffer<unsigned char> pinned(mbytes);
+      cuda::DeviceBuffer<unsigned char> staging(mbytes);
+      const auto copy_matrix = [&] {
+        KSPMV_CUDA_CHECK(cudaMemcpyAsync(staging.data(), pinned.data(), mbytes,
+                                         cudaMemcpyHostToDevice, stream.get()));
+      };
+      const auto cusparse = cuda::make_device_spmv(Kernel::Cusparse, d, host);
+      const auto copy_then_cusparse = [&] {
+        copy_matrix();
+        cusparse->run(S(1), dx.data(), S(0), dy.data(), stream.get());
+      };
+      const auto run = [&] { kernels[i]->run(S(1), dx.data(), S(0), dy.data(), stream.get()); };
+      const std::vector<double> t =
+          time_interleaved_ms({run, copy_matrix, copy_then_cusparse}, stream.get(), args.reps);
+      r.ms = t[0], r.h2d_ms = t[1], r.cusparse_copy_spmv_ms = t[2];
+    }
+    if (std::isfinite(r.ms)) {
       r.gbps = bytes / (r.ms * 1e6);
       r.copy_ratio = r.gbps / copy;
       r.gflops = 2.0 * nnz / (r.ms * 1e6);
       r.speedup = cusparse_ms / r.ms;
-      std::cerr << fmt(r.ms) << " ms, " << fmt(r.gbps) << " GB/s, err " << fmt(r.rel_error)
-                << (r.ok ? "" : "  FAILED CHECK") << (r.note.empty() ? "" : ", " + r.note) << "\n";
-    } catch (const DeviceOutOfMemory& e) {
-      r.note = std::string("out of device memory: ") + e.what();
-      std::cerr << r.note << "\n";
-    } catch (const Error& e) {
-      r.ok = false;
-      r.note = e.what();
-      std::cerr << "ERROR " << e.what() << "\n";
     }
+    std::cerr << "  " << precision << " " << r.kernel << ": " << fmt(r.ms) << " ms, " << fmt(r.gbps)
+              << " GB/s, err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK")
+              << (r.note.empty() ? "" : ", " + r.note) << "\n";
     out.push_back(r);
   }
   if (args.autotune)
