@@ -107,9 +107,8 @@ class CsrVector final : public DeviceSpmv<Scalar> {
   LongRowPath<Scalar> long_rows_;
 };
 
-// csr_vector_lanes from the rows at most `threshold` long: the rows the main kernel sees.
-int short_row_lanes(const Offset* row_ptr, Ordinal m, Offset threshold) {
-  const analysis::RowStats s = analysis::row_stats(row_ptr, m, 0, threshold);
+// csr_vector_lanes from the statistics of the rows the main kernel sees.
+int lanes_of(const analysis::RowStats& s) {
   return s.nrows > 0 ? analysis::csr_vector_lanes(s.mean_row, s.cv(), s.nrows) : 1;
 }
 
@@ -128,7 +127,7 @@ CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m,
     // of V=32 is the widest, so start there).
     const Offset widest =
         config.long_row_threshold > 0 ? config.long_row_threshold : default_long_row_threshold(32);
-    config.vector_size = short_row_lanes(row_ptr, m, widest);
+    config.vector_size = lanes_of(analysis::row_stats(row_ptr, m, 0, widest));
   }
   if (config.long_row_threshold == 0)
     config.long_row_threshold = default_long_row_threshold(config.vector_size);
@@ -148,6 +147,23 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
                                              std::move(long_rows));
 }
 
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                    const DevicePlanInput& in) {
+  static_assert(kShortRowCut == Offset{128} * 32, "the profile's short rows are V = 32's");
+  if (!a) throw InvalidArgument("csr-vector: no device matrix");
+  const int lanes = lanes_of(in.profile.short_rows);
+  const Offset threshold = default_long_row_threshold(lanes);
+  LongRowPath<Scalar> path(long_row_bound(in.profile, threshold) > 0
+                               ? in.long_rows(threshold, kLongRowChunkNnz)
+                               : LongRowPlan{});
+  return std::make_unique<CsrVector<Scalar>>(std::move(a), lanes, threshold, std::move(path));
+}
+
+template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<const DeviceCsr<float>>,
+                                                            const DevicePlanInput&);
+template std::unique_ptr<DeviceSpmv<double>> make_csr_vector(
+    std::shared_ptr<const DeviceCsr<double>>, const DevicePlanInput&);
 template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<const DeviceCsr<float>>,
                                                             const CsrPointers<float>&,
                                                             CsrVectorConfig);

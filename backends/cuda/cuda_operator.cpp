@@ -52,13 +52,17 @@ template <class S>
 const std::vector<KernelRow<S>>& kernel_table() {
   using A = std::shared_ptr<const DeviceCsr<S>>;
   using H = CsrPointers<S>;
+  using P = DevicePlanInput;
   static const std::vector<KernelRow<S>> rows = {
       {info(Kernel::CsrVector, kResident, false, true, "CSR-Vector, 1-32 lanes per row"), true,
-       [](A a, const H& h) { return make_csr_vector(std::move(a), h); }},
+       [](A a, const H& h) { return make_csr_vector(std::move(a), h); }, nullptr,
+       [](A a, const P& in) { return make_csr_vector(std::move(a), in); }},
       {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
-       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }},
+       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }, nullptr,
+       [](A a, const P&) { return make_cusparse(std::move(a), Kernel::Cusparse); }},
       {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
-       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }},
+       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }, nullptr,
+       [](A a, const P&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }},
       {info(Kernel::PartialOverlap, kResident, false, true,
             "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
        true, [](A a, const H& h) { return make_partial_overlap(std::move(a), h); }},

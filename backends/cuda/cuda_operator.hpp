@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/cuda/device_spmv.hpp"
+#include "backends/cuda/row_profile.hpp"
 #include "kspmv/core/kernel_info.hpp"
 #include "kspmv/core/operator_impl.hpp"
 
@@ -20,6 +21,12 @@ template <class Scalar>
 using Factory = std::unique_ptr<DeviceSpmv<Scalar>> (*)(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                         const CsrPointers<Scalar>& host);
 
+// Binds one kernel to a matrix in device memory only, planned from the row profile the device
+// computed (row_profile.hpp): no pass over the rows on the host.
+template <class Scalar>
+using DeviceFactory = std::unique_ptr<DeviceSpmv<Scalar>> (*)(
+    std::shared_ptr<const DeviceCsr<Scalar>> a, const DevicePlanInput& in);
+
 template <class Scalar>
 struct KernelRow {
   KernelInfo info;
@@ -27,6 +34,9 @@ struct KernelRow {
   Factory<Scalar> make;
   // Kernel::Auto's autotuner times this kernel only where this says so (null: always).
   bool (*worth_timing)(const CsrPointers<Scalar>& host) = nullptr;
+  // The factory from the device's row profile, where the kernel has one (the multi-device
+  // executor's pieces use it; Auto keeps to these kernels there).
+  DeviceFactory<Scalar> make_on_device = nullptr;
 };
 
 // The CUDA backend's kernels, one row each: the registry's CUDA rows.

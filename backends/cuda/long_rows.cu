@@ -81,12 +81,15 @@ DeviceBuffer<T> upload_as(const std::vector<U>& v) {
 template <class Scalar>
 LongRowPath<Scalar>::LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
                                  Offset chunk_nnz, int max_vectors)
+    : LongRowPath(plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz), max_vectors) {}
+
+template <class Scalar>
+LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors)
     : max_vectors_(max_vectors) {
   if (max_vectors < 1 || max_vectors > kMaxVectorsPerPass)
     throw InvalidArgument("long-row path: max_vectors must be in 1.." +
                           std::to_string(kMaxVectorsPerPass) + ", got " +
                           std::to_string(max_vectors));
-  const LongRowPlan plan = plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz);
   nrows_ = static_cast<Ordinal>(plan.rows.size());
   nchunks_ = static_cast<Ordinal>(plan.chunk_begin.size());
   if (nrows_ == 0) return;

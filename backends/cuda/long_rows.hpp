@@ -14,6 +14,7 @@
 
 #include "backends/cuda/memory.hpp"
 #include "kspmv/core/operator_impl.hpp"
+#include "kspmv/formats/long_rows.hpp"
 
 namespace kspmv::cuda {
 
@@ -34,6 +35,9 @@ class LongRowPath {
   // that many sums per chunk. InvalidArgument when it is out of range.
   LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
               Offset chunk_nnz = kLongRowChunkNnz, int max_vectors = 1);
+  // The same from a plan already made (plan_long_row_extents, e.g. from rows found on the
+  // device: row_profile.hpp).
+  explicit LongRowPath(const LongRowPlan& plan, int max_vectors = 1);
 
   Ordinal rows() const { return nrows_; }
   // Enqueues y[r] = alpha*A(r,:)*x + beta*y[r] for every listed row r on `stream`; no other
