@@ -22,6 +22,7 @@
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/timer.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "kspmv/operator.hpp"
 #include "testing/reference.hpp"
 #include "tools/args.hpp"
 #include "tools/common.hpp"
@@ -52,6 +53,22 @@ inline double time_ms(const Body& body, cudaStream_t stream, int reps) {
   return time_interleaved_ms({body}, stream, reps)[0];
 }
 
+// Device-to-device copy bandwidth of the current device (bytes read + written per second, GB/s)
+// of a 1 GiB buffer.
+inline double copy_gbps(int reps) {
+  const std::size_t bytes = std::size_t{1} << 30;
+  cuda::DeviceBuffer<unsigned char> a(bytes), b(bytes);
+  KSPMV_CUDA_CHECK(cudaMemset(a.data(), 1, bytes));
+  cuda::Stream s;
+  const double ms = time_ms(
+      [&] {
+        KSPMV_CUDA_CHECK(
+            cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s.get()));
+      },
+      s.get(), reps);
+  return 2.0 * bytes / (ms * 1e6);
+}
+
 // The relative l2 error against `ref` of y = A x run by `spmv` on `stream` into `y`, poisoned
 // with NaN before (a row left unwritten cannot pass).
 template <class S>
@@ -63,6 +80,32 @@ double poisoned_error(cuda::DeviceSpmv<S>& spmv, const cuda::DeviceBuffer<S>& x,
   std::vector<S> result(ref.size());
   y.download(result.data());
   return reference::rel_l2_error(result.data(), ref.data(), result.size());
+}
+
+// Medians of `reps` applies y = A x on an Operator's vectors (Operator::make_vector) after 3
+// warm-ups, from the operator's events: the slowest device's total, kernels and exchange (one
+// device: its kernel).
+struct ApplyTimes {
+  double ms, kernel_ms, exchange_ms;
+};
+template <class S>
+ApplyTimes apply_times(Operator<S>& op, const DistributedVector<S>& x,
+                       const DistributedVector<S>& y, int reps) {
+  std::vector<double> total, kern, exch;
+  for (int i = 0; i < reps + 3; ++i) {
+    op.apply(S(1), x, S(0), y);
+    const Timings t = op.timings();  // waits for the apply
+    if (i < 3) continue;
+    if (t.devices.empty()) {
+      total.push_back(t.kernel_ms), kern.push_back(t.kernel_ms), exch.push_back(0);
+      continue;
+    }
+    double a = 0, k = 0, e = 0;
+    for (const auto& d : t.devices)
+      a = std::max(a, d.total_ms), k = std::max(k, d.kernel_ms), e = std::max(e, d.exchange_ms);
+    total.push_back(a), kern.push_back(k), exch.push_back(e);
+  }
+  return {median(total), median(kern), median(exch)};
 }
 
 // The name of CUDA device `device`: the "device" of every JSON output.

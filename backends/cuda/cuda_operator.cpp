@@ -12,17 +12,20 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cusparse_spmv.hpp"
 #include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
+#include "backends/cuda/multi_device.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
 #include "backends/cuda/spmm.hpp"
 #include "backends/cuda/transpose.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/core/timer.hpp"
+#include "kspmv/core/tuner.hpp"
 
 namespace kspmv::cuda {
 
@@ -191,14 +194,20 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     }
     const bool any_csr =
         std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; });
+    const auto t_upload = Clock::now();
     if (any_csr && !r_->a)
       r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
-    for (const auto* row : chosen)
+    timings_.upload_ms = ms_since(t_upload);
+    std::vector<std::string> names;
+    for (const auto* row : chosen) {
       r_->kernels.push_back(row->make(row->uses_device_csr ? r_->a : nullptr, host));
-    best_ms_.assign(r_->kernels.size(), std::numeric_limits<float>::infinity());
+      names.push_back(to_string(row->info.kernel));
+    }
+    if (names.size() > 1) tuner_ = Tuner("kernel", names);
     kernel_ = r_->kernels.front()->kernel();
     KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
     timings_.preprocess_ms = ms_since(t0);
+    timings_.setup_ms = timings_.preprocess_ms - timings_.upload_ms;
   }
   ~DeviceOperator() override {
     int previous = 0;
@@ -316,10 +325,45 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o);
   }
 
+  // One device: every vector is one array of the device, applied on the operator's stream.
+  DistributedVector<Scalar> make_vector(Ordinal m, Ordinal n) const override {
+    const std::size_t len = static_cast<std::size_t>(std::max(m, n));
+    auto b = std::make_shared<MultiVector<Scalar>>(std::vector<int>{device_},
+                                                   std::vector<std::size_t>{len});
+    return DistributedVector<Scalar>({{device_, b->data(0), len}}, b, this);
+  }
+  void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v) override {
+    DeviceGuard guard(device_);
+    r_->stream.synchronize();
+    copy_to_device(v.data(0), host, len * sizeof(Scalar));
+  }
+  void download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host) override {
+    DeviceGuard guard(device_);
+    r_->stream.synchronize();
+    copy_to_host(host, v.data(0), len * sizeof(Scalar));
+  }
+  void apply_distributed(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+                         const DistributedVector<Scalar>& y) override {
+    apply_device(alpha, x.data(0), beta, y.data(0), r_->stream.get());
+  }
+  std::unique_ptr<CgVectors<Scalar>> make_cg_vectors(Ordinal n) override {
+    CgLayout<Scalar> l;
+    l.parts = {{device_, r_->stream.get(),
+                n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
+    l.x = make_vector(n, n), l.r = make_vector(n, n), l.p = make_vector(n, n);
+    l.q = make_vector(n, n);
+    l.upload = [this, n](const Scalar* h, const DistributedVector<Scalar>& v) { upload(h, n, v); };
+    l.download = [this, n](const DistributedVector<Scalar>& v, Scalar* h) { download(v, n, h); };
+    return make_device_cg_vectors(std::move(l));
+  }
+
   Kernel kernel() const override { return kernel_; }
   Timings timings() const override {
     if (pending_ && timed_) timings_.kernel_ms = timings_.total_ms = finish_timing();
-    return timings_;
+    Timings t = timings_;
+    t.trials = tuner_.size() > 0 ? tuner_.trials() : std::vector<TuneTrial>{};
+    t.tuning = r_->kernels.size() > 1;
+    return t;
   }
 
  private:
@@ -375,8 +419,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   // The event that ends the last apply on a caller's stream.
   const Event& last_event() const { return timed_ ? r_->done : r_->ready; }
 
-  // The kernel of this call: round robin over the candidates while autotuning.
-  std::size_t pick() const { return r_->kernels.size() > 1 ? calls_ % r_->kernels.size() : 0; }
+  // The kernel of this call: the tuner's candidate while autotuning.
+  std::size_t pick() const { return r_->kernels.size() > 1 ? tuner_.current() : 0; }
 
   // Milliseconds of the last (timed) apply on a device stream, once it has finished.
   float finish_timing() const {
@@ -399,14 +443,14 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     checked_y_ = y;
   }
 
-  // Autotune bookkeeping: after kAutotuneTrials calls of every candidate, keep the fastest.
+  // Autotune bookkeeping: the tuner's rule (core/tuner.hpp); once it has decided, the kept
+  // kernel stays and the others are freed.
   void record(std::size_t k, float ms) {
     kernel_ = r_->kernels[k]->kernel();
     if (r_->kernels.size() == 1) return;
-    best_ms_[k] = std::min(best_ms_[k], ms);
-    if (++calls_ < kAutotuneTrials * r_->kernels.size()) return;
-    const auto best = std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin();
-    auto keep = std::move(r_->kernels[best]);
+    tuner_.record(ms);
+    if (!tuner_.done()) return;
+    auto keep = std::move(r_->kernels[tuner_.best()]);
     r_->kernels.clear();  // the stream is idle: apply synchronized it
     r_->kernels.push_back(std::move(keep));
     kernel_ = r_->kernels.front()->kernel();
@@ -421,8 +465,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   bool streamed_;        // full-overlap: the matrix stays in host memory
   Options options_;
   std::unique_ptr<Resources<Scalar>> r_;
-  std::vector<float> best_ms_;
-  std::size_t calls_ = 0;
+  Tuner tuner_;  // Kernel::Auto with autotune: its candidates
   Kernel kernel_ = Kernel::Auto;
   mutable Timings timings_;
   mutable bool pending_ = false;  // an apply on a caller's stream has not been waited for

@@ -62,9 +62,9 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 // streamed on every apply (CSR-Full-Overlap).
 //
 // Kernel::Auto, options.autotune == false: analysis::auto_kernel of the row statistics.
-// Kernel::Auto, options.autotune == true: every row with autotune (and worth_timing) runs
-// kAutotuneTrials applies, in turn, on the caller's first calls (each result is a correct SpMV);
-// each is timed with events and the one with the smallest time is kept, the others are freed.
+// Kernel::Auto, options.autotune == true: every row with autotune (and worth_timing) is a
+// candidate of the tuner (core/tuner.hpp), run on the caller's first calls (each result is a
+// correct SpMV), each call timed with events; the kept one stays, the others are freed.
 // kernel() names the kernel of the last apply. Explicit kernels ignore autotune.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
@@ -75,7 +75,5 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& device_matrix,
                                                     const Options& options);
-
-inline constexpr int kAutotuneTrials = 3;
 
 }  // namespace kspmv::cuda

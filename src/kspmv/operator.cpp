@@ -182,6 +182,70 @@ void Operator<Scalar>::apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar*
 }
 
 template <class Scalar>
+void Operator<Scalar>::check_layout(const DistributedVector<Scalar>& v, const char* name) const {
+  if (v.layout() != &impl())
+    throw InvalidArgument(std::string("apply: ") + name +
+                          " is not a vector of this operator (use its make_vector())");
+}
+
+template <class Scalar>
+DistributedVector<Scalar> Operator<Scalar>::make_vector() {
+  return impl().make_vector(nrows_, ncols_);
+}
+
+template <class Scalar>
+void Operator<Scalar>::upload(const Scalar* host, std::size_t len,
+                              const DistributedVector<Scalar>& v) {
+  check_layout(v, "the vector");
+  if (len != static_cast<std::size_t>(nrows_) && len != static_cast<std::size_t>(ncols_))
+    throw InvalidArgument("upload: " + std::to_string(len) + " entries for a " +
+                          std::to_string(nrows_) + " x " + std::to_string(ncols_) + " operator");
+  if (len > 0 && host == nullptr) throw InvalidArgument("upload: null host array");
+  impl().upload(host, len, v);
+}
+
+template <class Scalar>
+void Operator<Scalar>::download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host) {
+  check_layout(v, "the vector");
+  if (len != static_cast<std::size_t>(nrows_))
+    throw InvalidArgument("download: y has " + std::to_string(nrows_) + " entries, not " +
+                          std::to_string(len));
+  if (len > 0 && host == nullptr) throw InvalidArgument("download: null host array");
+  impl().download(v, len, host);
+}
+
+template <class Scalar>
+void Operator<Scalar>::apply(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+                             const DistributedVector<Scalar>& y) {
+  check_layout(x, "x");
+  check_layout(y, "y");
+  if (x.data(0) == y.data(0) && nrows_ > 0 && ncols_ > 0)
+    throw InvalidArgument("apply: x and y are the same vector");
+  last_ = impl_.get();
+  impl_->apply_distributed(alpha, x, beta, y);
+}
+
+template <class Scalar>
+std::unique_ptr<CgVectors<Scalar>> Operator<Scalar>::cg_vectors() {
+  if (nrows_ != ncols_) throw InvalidArgument("cg_vectors: the matrix must be square");
+  return impl().make_cg_vectors(nrows_);
+}
+
+template <class Scalar>
+std::vector<PartInfo> Operator<Scalar>::parts(int runs) {
+  if (runs < 0) throw InvalidArgument("parts: runs must be >= 0");
+  return impl().parts(runs);
+}
+
+template <class Scalar>
+Prediction Operator<Scalar>::predict(const std::vector<double>& part_ms, double peer_gbps,
+                                     double device_gbps) const {
+  if (!(peer_gbps > 0) || !(device_gbps > 0))
+    throw InvalidArgument("predict: bandwidths must be positive");
+  return impl().predict(part_ms, peer_gbps, device_gbps);
+}
+
+template <class Scalar>
 void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bool device_memory) {
   OperatorImpl<Scalar>& op = impl();
   if (count != nnz_)

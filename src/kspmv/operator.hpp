@@ -151,6 +151,37 @@ class Operator {
   // when `device_pointers` is true; returns when y is written in both cases.
   void apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, bool device_pointers = false);
 
+  // Vectors laid out for this operator's devices (kspmv/core/distributed_vector.hpp): a part per
+  // device, each of max(nrows, ncols) entries at their global positions; the host backend: one
+  // host array. After apply(alpha, x, beta, y) on them, y is whole on every part on one device
+  // and with the AllGather exchange, on part 0 with Merge; with Halo and allgather-x each part
+  // holds the rows its device owns (Operator::parts), and apply wrote into each part of x the
+  // entries owned by other devices that its rows read (the ghost entries of distributed-memory
+  // libraries). upload(host, len, v): `len` host entries (ncols of x, or nrows of y) into the
+  // parts that read them (the entries a device owns; every entry where x is replicated);
+  // download(v, nrows, host): y from the parts that hold it. Both return when done.
+  // make_vector ends the tuning of the partition (Options::tune_partition): distributed vectors
+  // fix it.
+  DistributedVector<Scalar> make_vector();
+  void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v);
+  void download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host);
+  // y = alpha*A*x + beta*y on vectors of make_vector(): enqueued on the operator's streams (one
+  // per device) after the work it queued there, without waiting (the host backend runs it at
+  // once); synchronize() and timings() wait. InvalidArgument for vectors of another operator.
+  void apply(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+             const DistributedVector<Scalar>& y);
+  // What kspmv::cg runs on: CG's vectors in this layout and its fused vector operations (square
+  // matrices; InvalidArgument otherwise). Ends the tuning of the partition, as make_vector does.
+  std::unique_ptr<CgVectors<Scalar>> cg_vectors();
+  // Several devices: the parts of the partition, each part's kernel timed alone on its device
+  // (median of `runs` after a warm-up, CUDA events) when runs > 0; empty on one device. And the
+  // cost model of one apply on distinct devices (partitioners/cost_model.hpp) from each part's
+  // time alone, a peer bandwidth (GB/s each way) and the device copy bandwidth (GB/s read plus
+  // written); UnsupportedError on one device.
+  std::vector<PartInfo> parts(int runs = 0);
+  Prediction predict(const std::vector<double>& part_ms, double peer_gbps,
+                     double device_gbps) const;
+
   // New values for the same pattern (nnz of them, in the CSR order of the matrix the Operator
   // was built from), in host or device memory: every plan (kernel, batches, segments,
   // partitions, the autotuner's choice) is kept. Device values are read on the legacy default
@@ -183,6 +214,8 @@ class Operator {
   void init_device(const DeviceCsrArrays<Scalar>& a);
   OperatorImpl<Scalar>& impl() const;  // InvalidArgument after a move
   OperatorImpl<Scalar>& impl(Mode mode);
+  // Throws InvalidArgument unless v was made by this operator's make_vector.
+  void check_layout(const DistributedVector<Scalar>& v, const char* name) const;
   // Checks and runs one apply on k columns (the Views' extents already known).
   void apply_columns(DeviceStream stream, Place place, Scalar alpha,
                      const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta, Scalar* y,
