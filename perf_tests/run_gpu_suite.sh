@@ -10,7 +10,11 @@
 #                    interop,multi (default: build,test,sanitize,bench,hbp; build implies
 #                    configure). Split the suite over several calls with e.g. SUITE_STEPS=build,
 #                    then test,sanitize, then bench. "multi" runs multi_gpu_bench and cg_bench on
-#                    every GPU (two or more). "interop" runs interop_bench (interop/).
+#                    every GPU; on a machine of one GPU, on two virtual devices of it (--devices
+#                    0,0, which MULTI_ARGS / CG_ARGS may override): multi_gpu_bench's rows carry
+#                    the set-up in single-GPU SpMVs and the cost model's prediction for two GPUs,
+#                    cg_bench's the CG iteration over one SpMV (iteration_over_spmv).
+#                    "interop" runs interop_bench (interop/).
 #                    "hbp-profile" profiles the HBP SpMV and combine kernels with Nsight Compute
 #                    (the full section set) on HBP_PROFILE_GENS (default: laplace2d:n=2048
 #                    kron:scale=20 fullchip:rows=300000), hbp/ncu_hbp.csv.
@@ -219,15 +223,20 @@ fi
 if want multi; then
   STEP=multi
   gpus=$(nvidia-smi -L | grep -c GPU || true)
-  ((gpus >= 2)) || log "only $gpus GPU: the multi-GPU runs use virtual devices on device 0"
+  devices=()
+  if ((gpus < 2)); then
+    log "only $gpus GPU: the multi-GPU runs use two virtual devices on device 0"
+    devices=(--devices "0,0")
+  fi
   mkdir -p "$RESULTS/multi" "$RESULTS/cg"
   read -r -a extra <<<"${MULTI_ARGS:-}"
-  log "+ multi_gpu_bench --out $RESULTS/multi ${extra[*]:-}"
-  "$BUILD/perf_tests/multi_gpu_bench" --out "$RESULTS/multi" "${extra[@]}" 2>>"$LOG" |
-    tee -a "$LOG"
+  log "+ multi_gpu_bench --out $RESULTS/multi ${devices[*]:-} ${extra[*]:-}"
+  "$BUILD/perf_tests/multi_gpu_bench" --out "$RESULTS/multi" "${devices[@]}" "${extra[@]}" \
+    2>>"$LOG" | tee -a "$LOG"
   read -r -a extra <<<"${CG_ARGS:-}"
-  log "+ cg_bench --out $RESULTS/cg ${extra[*]:-}"
-  "$BUILD/perf_tests/cg_bench" --out "$RESULTS/cg" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+  log "+ cg_bench --out $RESULTS/cg ${devices[*]:-} ${extra[*]:-}"
+  "$BUILD/perf_tests/cg_bench" --out "$RESULTS/cg" "${devices[@]}" "${extra[@]}" 2>>"$LOG" |
+    tee -a "$LOG"
   if python3 -c "import matplotlib" 2>/dev/null; then
     run python3 "$REPO/perf_tests/plot_multi_gpu.py" "$RESULTS/multi/multi_gpu_bench.csv" \
       "$RESULTS/cg/cg_bench.csv" "$RESULTS/multi/multi_gpu.png"

@@ -103,6 +103,10 @@ file(WRITE "${WORK_DIR}/general.mtx"
 expect(1 "stopped +non-positive curvature .* symmetric but not positive definite" cg "${WORK_DIR}/indefinite.mtx")
 expect(1 "stopped +non-positive curvature .* not symmetric" cg "${WORK_DIR}/general.mtx")
 expect(0 "check .*: ok" spmv ${small} --devices 0,0,0 --partition pcsc --exchange merge)
+# what the tuner tried and kept: the Auto exchange's three candidates, one kept
+expect(0 "\"tuning\":\\[{\"choice\":\"exchange\",\"candidate\":\"allgather\".*\"kept\":true" spmv ${small} --devices 0,0 --json)
+expect(0 "check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange allgather-x)
+expect(0 "2 device.*check .*: ok" cg ${small} --devices 0,0 --partition 2nz --exchange allgather-x)
 expect(0 "nnz 1216" info ${small} --kokkos-disable-warnings)
 # Kokkos' own warnings (an OpenMP Kokkos warns on OMP_PROC_BIND) stay off stderr unless the user
 # asks; KOKKOS_DISABLE_WARNINGS=0 is the user's choice (Kokkos 3 aborts on an option against it).

@@ -27,6 +27,7 @@ inline const char* kDevicesHelp =
 inline const char* kPartitionHelp =
     "multi-device partition: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host), pcoo (default nz)";
 inline const char* kExchangeHelp =
-    "multi-device exchange: auto, allgather, merge, halo (default auto)";
+    "multi-device exchange: auto (the fastest of allgather, merge, halo), allgather, merge, halo, "
+    "allgather-x (default auto)";
 
 }  // namespace kspmv::cli
