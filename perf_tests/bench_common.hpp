@@ -108,6 +108,20 @@ ApplyTimes apply_times(Operator<S>& op, const DistributedVector<S>& x,
   return {median(total), median(kern), median(exch)};
 }
 
+// Milliseconds per apply y = A x on an Operator's vectors over a burst of `reps` applies
+// enqueued back to back (after 3 warm-ups), from the host clock once the operator has finished:
+// no timing events between them.
+template <class S>
+double burst_ms(Operator<S>& op, const DistributedVector<S>& x, const DistributedVector<S>& y,
+                int reps) {
+  for (int i = 0; i < 3; ++i) op.apply(S(1), x, S(0), y);
+  op.synchronize();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < reps; ++i) op.apply(S(1), x, S(0), y);
+  op.synchronize();
+  return ms_since(t0) / reps;
+}
+
 // The name of CUDA device `device`: the "device" of every JSON output.
 inline std::string device_name(int device) {
   cudaDeviceProp prop{};

@@ -118,7 +118,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   };
   Options o;
   o.backend = Backend::Cuda;
-  o.validate = false;  // generated or read by kspmv: valid
+  o.validate = false;     // generated or read by kspmv: valid
+  o.time_applies = true;  // one device: its applies on device vectors timed by events
 
   // One GPU: the fastest single-GPU kernel on the whole matrix.
   double t1 = NAN;

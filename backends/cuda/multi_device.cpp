@@ -448,18 +448,31 @@ template <class S>
 void MultiDeviceSpmv<S>::use(Exchange mode) {
   strategy_ = part::make_strategy(plan_, mode);
   strategy_->set_halo_counts(halo_counts_);
+  const part::ExchangeStrategy& s = *strategy_;
   const int nd = ndevices();
+  steps_ = Steps();
+  steps_.halo = s.halo(), steps_.partials = s.partials();
+  for (int d = 0; d < nd; ++d) {
+    steps_.x_needed.push_back(s.x_needed(d));
+    steps_.y_needed.push_back(s.y_needed(d));
+    steps_.y_home.push_back(s.y_home(d));
+    steps_.scale_first.push_back(s.scale_first(d));
+  }
+  steps_.before = s.before_kernels();
+  for (std::size_t p = 0; p < pieces_.size(); ++p)
+    steps_.after.push_back(s.after_block(static_cast<int>(p)));
+  steps_.adds = s.at_end();
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     dev.x_from.clear();
     dev.wait_for.clear();
     for (int e = 0; e < nd; ++e) {
-      bool sends = strategy_->halo() && halo_counts_[d][e] > 0;
-      for (const auto& c : strategy_->before_kernels()) sends |= c.src == e && c.dst == d;
+      bool sends = steps_.halo && halo_counts_[d][e] > 0;
+      for (const auto& c : steps_.before) sends |= c.src == e && c.dst == d;
       if (sends && e != d) dev.x_from.push_back(e);
     }
     for (std::size_t p = 0; p < pieces_.size(); ++p)
-      for (const auto& c : strategy_->after_block(static_cast<int>(p)))
+      for (const auto& c : steps_.after[p])
         if (c.dst == d) {
           dev.wait_for.push_back(static_cast<int>(p));
           break;
@@ -560,12 +573,12 @@ void MultiDeviceSpmv<S>::staging() {
 }
 
 template <class S>
-template <class Spans>
-void MultiDeviceSpmv<S>::put(const S* host, const std::vector<S*>& v, Spans spans) const {
+void MultiDeviceSpmv<S>::put(const S* host, const std::vector<S*>& v,
+                             const std::vector<std::vector<Span>>& spans) const {
   for (int d = 0; d < ndevices(); ++d) {
     DeviceGuard guard(devs_[d]->device);
     devs_[d]->main.synchronize();  // the vector may be in use there
-    for (const Span& s : spans(d))
+    for (const Span& s : spans[d])
       copy_to_device(v[d] + s.begin, host + s.begin, s.count * sizeof(S));
   }
 }
@@ -575,9 +588,9 @@ void MultiDeviceSpmv<S>::upload(const S* host, Ordinal len, const DistributedVec
   const auto p = pointers(v);
   if (len != n_ && len != m_) throw InvalidArgument("MultiDeviceSpmv::upload: wrong length");
   if (len == n_)
-    put(host, p, [&](int d) { return strategy_->x_needed(d); });
+    put(host, p, steps_.x_needed);
   else
-    put(host, p, [&](int d) { return strategy_->y_needed(d); });
+    put(host, p, steps_.y_needed);
 }
 
 template <class S>
@@ -585,7 +598,7 @@ void MultiDeviceSpmv<S>::take(const std::vector<S*>& v, S* host) const {
   for (int d = 0; d < ndevices(); ++d) {
     DeviceGuard guard(devs_[d]->device);
     devs_[d]->main.synchronize();
-    for (const Span& s : strategy_->y_home(d))
+    for (const Span& s : steps_.y_home[d])
       KSPMV_CUDA_CHECK(
           cudaMemcpy(host + s.begin, v[d] + s.begin, s.count * sizeof(S), cudaMemcpyDeviceToHost));
   }
@@ -608,8 +621,8 @@ template <class S>
 void MultiDeviceSpmv<S>::apply(S alpha, const S* x, S beta, S* y) {
   staging();
   const auto hx = pointers(*hx_), hy = pointers(*hy_);
-  if (alpha != S(0)) put(x, hx, [&](int d) { return strategy_->x_needed(d); });
-  if (beta != S(0)) put(y, hy, [&](int d) { return strategy_->y_needed(d); });
+  if (alpha != S(0)) put(x, hx, steps_.x_needed);
+  if (beta != S(0)) put(y, hy, steps_.y_needed);
   run(alpha, hx, beta, hy);
   take(hy, y);
 }
@@ -633,16 +646,14 @@ void MultiDeviceSpmv<S>::apply_gathered(S alpha, const S* x, S beta, S* y, cudaS
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     wait(dev.main.get(), devs_[0]->arrived);
-    if (alpha != S(0))
-      copy_spans(strategy_->x_needed(d), hx[d], dev.device, x, home, dev.main.get());
-    if (beta != S(0))
-      copy_spans(strategy_->y_needed(d), hy[d], dev.device, y, home, dev.main.get());
+    if (alpha != S(0)) copy_spans(steps_.x_needed[d], hx[d], dev.device, x, home, dev.main.get());
+    if (beta != S(0)) copy_spans(steps_.y_needed[d], hy[d], dev.device, y, home, dev.main.get());
   }
   run(alpha, hx, beta, hy);
   for (int d = 0; d < ndevices(); ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    copy_spans(strategy_->y_home(d), y, home, hy[d], dev.device, dev.main.get());
+    copy_spans(steps_.y_home[d], y, home, hy[d], dev.device, dev.main.get());
     dev.gathered.record(dev.main.get());
   }
   DeviceGuard guard(home);
@@ -670,7 +681,7 @@ S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector
 // in slot order, each followed by its copies on its stream; the sums at the end.
 template <class S>
 void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
-  const part::ExchangeStrategy& s = *strategy_;
+  const Steps& s = steps_;
   const int nd = ndevices();
   const auto peer_copy = [&](const part::Copy& c, cudaStream_t stream) {
     KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
@@ -688,16 +699,15 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
     for (int e = 0; e < nd; ++e)
       if (e != d) wait(dev.main.get(), devs_[e]->arrived);
     dev.start.record(dev.main.get());
-    for (const Span& sp : s.scale_first(d))
+    for (const Span& sp : s.scale_first[d])
       scale_vector(y[d] + sp.begin, sp.count, beta, dev.main.get());
   }
-  const auto before = s.before_kernels();
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    for (const auto& c : before)
+    for (const auto& c : s.before)
       if (c.src == d) peer_copy(c, dev.main.get());
-    if (s.halo())
+    if (s.halo)
       for (const auto& l : dev.sends) {
         gather_entries(l.buf, x[d], l.list, l.count, dev.main.get());
         for (const auto& r : devs_[l.peer]->recvs)
@@ -712,7 +722,7 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
     DeviceGuard guard(dev.device);
     const cudaStream_t main = dev.main.get();
     for (int e : dev.x_from) wait(main, devs_[e]->x_sent);
-    if (s.halo())
+    if (s.halo)
       for (const auto& r : dev.recvs) scatter_entries(x[d], r.buf, r.list, r.count, main);
     dev.kernels_start.record(main);
     const Event* previous = &dev.kernels_start;
@@ -721,25 +731,24 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
       const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
       wait(slot, *previous);
       if (pc.spmv) {
-        if (s.partials())
+        if (s.partials)
           pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
         else
           pc.spmv->run(alpha, x[d], beta, y[d] + pc.block.row_begin, slot);
       }
       pc.done.record(slot);
-      for (const auto& c : s.after_block(p)) peer_copy(c, slot);
+      for (const auto& c : s.after[p]) peer_copy(c, slot);
       pc.sent.record(slot);
       previous = &pc.done;
     }
   }
-  const auto adds = s.at_end();
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     const cudaStream_t main = dev.main.get();
     for (int p : dev.pieces) wait(main, pieces_[p]->sent);
     for (int p : dev.wait_for) wait(main, pieces_[p]->sent);
-    for (const auto& a : adds)  // MSREP Alg. 3: split rows get several partials
+    for (const auto& a : s.adds)  // MSREP Alg. 3: split rows get several partials
       if (a.device == d)
         add_vector(y[d] + a.offset, buffer(a.from, a.device, a.block, x, y), a.count, main);
     dev.end.record(main);

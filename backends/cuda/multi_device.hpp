@@ -179,9 +179,9 @@ class MultiDeviceSpmv {
   void run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
   S* buffer(part::Buffer b, int device, int block, const std::vector<S*>& x,
             const std::vector<S*>& y) const;
-  // Host entries into the spans(d) of each device's vector, after its work.
-  template <class Spans>
-  void put(const S* host, const std::vector<S*>& v, Spans spans) const;
+  // Host entries into spans[d] of each device's vector, after its work.
+  void put(const S* host, const std::vector<S*>& v,
+           const std::vector<std::vector<part::Span>>& spans) const;
   void take(const std::vector<S*>& v, S* host) const;  // y_home of each device, after its work
   void staging();                                      // hx_, hy_ on first use
   std::vector<S*> pointers(const DistributedVector<S>& v) const;
@@ -191,6 +191,14 @@ class MultiDeviceSpmv {
   part::PartitionPlan plan_;
   Ordinal m_ = 0, n_ = 0;
   std::unique_ptr<part::ExchangeStrategy> strategy_;
+  // Its layout and steps, listed once by use(): an apply allocates nothing.
+  struct Steps {
+    bool halo = false, partials = false;
+    std::vector<std::vector<part::Span>> x_needed, y_needed, y_home, scale_first;  // per device
+    std::vector<part::Copy> before;
+    std::vector<std::vector<part::Copy>> after;  // per block
+    std::vector<part::Add> adds;
+  } steps_;
   std::vector<std::vector<Ordinal>> halo_counts_;  // [dst][src]
   std::vector<std::unique_ptr<Dev>> devs_;
   std::vector<std::unique_ptr<Piece>> pieces_;  // plan order

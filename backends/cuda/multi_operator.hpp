@@ -18,8 +18,9 @@ namespace kspmv::cuda {
 // ran the best stays. make_vector and make_cg_vectors end the tuning (distributed vectors fix the
 // partition). `host` must stay valid until then: `keep_alive` owns it. Device vectors of
 // devices[0] (apply_device) are copied out to the devices and y gathered back, on the devices'
-// streams, without host synchronization. timings(): per device kernel / exchange / total, the
-// set-up's parts and what the tuners tried.
+// streams, without host synchronization. timings(): per device kernel / exchange / total (every
+// apply is timed: the executor's events order its streams), the set-up's parts and what the
+// tuners tried.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_multi_operator(const CsrPointers<Scalar>& host,
                                                           std::shared_ptr<const void> keep_alive,

@@ -56,29 +56,31 @@ struct Options {
   // entry runs the matrix partitioned over them (cuda::MultiDeviceSpmv; the host backend
   // emulates that many devices, host::MultiDeviceHost) with the settings below.
   std::vector<int> devices = {0};
-  // Kernel::Auto may time its candidates on the first calls of apply and keep the fastest.
+  // Kernel::Auto may time its candidates on the first calls of apply and keep the fastest (the
+  // tuner's rule, core/tuner.hpp).
   bool autotune = false;
   // Multi-device partition scheme: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host only), pcoo
-  // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo
-  // (partitioners/exchange.hpp; auto times the candidates for a single apply).
+  // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo, allgather-x
+  // (partitioners/exchange.hpp; auto times allgather, merge and halo once, when the Operator is
+  // built, and keeps the fastest).
   std::string partition = "nz";
   std::string exchange = "auto";
   // LRA / LRA+RC row fractions; < 0: Table 3 default of Gao et al. 2024 by mean nnz/row.
   double d_l = -1, d_c = -1;
   // CUDA, LRA / LRA+RC with both fractions left at their defaults: the first applies try each
-  // of part::tuning_candidates (kPartitionTuneTrials applies each, every one a correct SpMV) and
-  // keep the fastest (the paper tunes d_l, d_c in the first iterations). false: Table 3 default.
+  // of part::tuning_candidates by the tuner's rule (core/tuner.hpp; every apply a correct SpMV)
+  // and keep the fastest (the paper tunes d_l, d_c in the first iterations); distributed
+  // vectors (Operator::make_vector) end it. false: Table 3 default.
   bool tune_partition = true;
   // CUDA: time every apply on a caller's stream with events (Timings::kernel_ms), at a cost of a
   // few microseconds of device time per apply. false: only autotuning and applies of host
-  // vectors are timed; the others leave kernel_ms and total_ms at 0.
+  // vectors are timed; the others leave kernel_ms and total_ms at 0. (Several devices: every
+  // apply is timed, its events order the devices' streams anyway.)
   bool time_applies = false;
   // The Operator checks the matrix in O(nnz) when it is built (sizes, a row pointer that starts at
   // 0 and never decreases, column indices in range) and throws InvalidArgument naming the first
   // bad row or entry. false: the caller has checked it (CsrMatrix::validate) and vouches for it.
   bool validate = true;
 };
-
-inline constexpr int kPartitionTuneTrials = 2;
 
 }  // namespace kspmv
