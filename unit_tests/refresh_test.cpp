@@ -98,7 +98,8 @@ std::vector<long long> plan_of(const SegmentedCsr<S>& f) {
 template <class S>
 std::vector<long long> plan_of(const HbpMatrix<S>& f) {
   std::vector<long long> p = {f.hash.shift, f.hash.fine, f.hash.spread};
-  for (const auto* v : {&f.block_row, &f.block_col, &f.table_ptr, &f.output_hash, &f.combine_ptr})
+  for (const auto* v :
+       {&f.block_row, &f.block_col, &f.table_ptr, &f.group_ptr, &f.output_hash, &f.combine_ptr})
     append(p, *v);
   append(p, f.begin_nnz);
   append(p, f.col);

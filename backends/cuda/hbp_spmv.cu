@@ -8,9 +8,10 @@
 // block per matrix block: hash histogram, scan, ties broken by row in warp order, so that the
 // result equals the host's counting placement), a scan of the warp groups' sizes, and the
 // conversion (a warp per group writes its column-major elements and add_sign).
-// SpMV: Alg. 3, a warp per block with the block's x segment in shared memory; the fixed part
-// by static assignment of consecutive (same block column) blocks, the competitive part by an
-// atomic ticket (Sec. III-C); then the combine kernel sums each row's partial results.
+// SpMV: Alg. 3 a warp per warp group, the group read as strips between its rows' ends (no
+// add_sign chain to follow); thread blocks share a block column's x segment in shared memory
+// in their fixed part, warps take the competitive part by an atomic ticket (Sec. III-C), whole
+// thread blocks run the largest groups; then the combine kernel sums each row's partial results.
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -26,6 +27,7 @@
 #include "backends/cuda/search.cuh"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
+#include "kspmv/analysis/kernel_choice.hpp"
 
 namespace kspmv::cuda {
 
@@ -165,14 +167,6 @@ __global__ void hbp_group_counts_kernel(const Ordinal* __restrict__ table_ptr, O
                                         Ordinal* __restrict__ groups) {
   const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (b < blocks) groups[b] = (table_ptr[b + 1] - table_ptr[b] + 31) / 32;
-}
-
-// begin_nnz[b]: the first element of block b's first group (b = blocks: the total).
-__global__ void hbp_begin_kernel(const Ordinal* __restrict__ group_ptr,
-                                 const DeviceOffset* __restrict__ group_begin, Ordinal blocks,
-                                 DeviceOffset* __restrict__ begin_nnz) {
-  const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (b <= blocks) begin_nnz[b] = group_begin[group_ptr[b]];
 }
 
 // Exclusive sum of v over the thread block (blockDim.x = 32 * warps, warps <= 32).
@@ -344,80 +338,216 @@ __global__ void hbp_fill_kernel(
   }
 }
 
+// What the SpMV kernel reads: the format, and its plan (group_info, team).
 template <class S>
 struct HbpArgs {
   const Ordinal* block_col;
-  const Ordinal* table_ptr;
+  const Ordinal* group_ptr;
   const DeviceOffset* begin_nnz;
   const std::uint16_t* col;
   const S* data;
   const std::int8_t* add_sign;
   const Ordinal* output_hash;
-  Ordinal blocks, n, M, per_warp, fixed;
+  const int4* group_info;  // by warp group: its first table slot, rows, block column
+  const Ordinal* team;     // the groups run by a whole thread block
+  Ordinal groups, teams, n, M;
+  Ordinal per_block, competitive;  // blocks per thread block (fixed part); first competitive group
+  DeviceOffset team_nnz;           // groups of at least this many elements are teams' (0: none)
+  Ordinal ticket_groups;
+  double shared_x;  // x segment in shared memory for runs of >= shared_x entries per x entry
 };
 
-// Alg. 3, one warp (the whole thread block) per matrix block; lane l of a group walks the row
-// of table slot (group's first) + l from element (group's first) + l. The x segment is reloaded
-// only when the block column changes; __syncwarp orders the segment's loads and uses.
-template <class S>
-__global__ void __launch_bounds__(32)
-    hbp_spmv_kernel(HbpArgs<S> a, const S* __restrict__ x, S* __restrict__ partial,
-                    Ordinal* __restrict__ ticket) {
-  extern __shared__ __align__(16) unsigned char hbp_smem[];
-  S* xs = reinterpret_cast<S*>(hbp_smem);
-  const int lane = threadIdx.x;
-  const Ordinal w = blockIdx.x;
-  Ordinal loaded = -1;
-  const auto run_block = [&](Ordinal b) {
-    const Ordinal bn = a.block_col[b];
-    if (bn != loaded) {
-      __syncwarp();
-      const long long c0 = static_cast<long long>(bn) * a.M;
-      const int len = static_cast<int>(min(static_cast<long long>(a.M), a.n - c0));
-      for (int i = lane; i < len; i += 32) xs[i] = x[c0 + i];
-      __syncwarp();
-      loaded = bn;
-    }
-    const Ordinal end = a.table_ptr[b + 1];
-    DeviceOffset group = a.begin_nnz[b];
-    for (Ordinal g0 = a.table_ptr[b]; g0 < end; g0 += 32) {
-      int c = 0;
-      if (g0 + lane < end) {
-        double sum = 0;  // a lane's row may hold block_cols terms: float sums lose digits
-        for (DeviceOffset j = group + lane;;) {
-          sum += static_cast<double>(a.data[j]) * xs[a.col[j]];
-          ++c;
-          const int step = a.add_sign[j];
-          if (step < 0) break;
-          j += step;
-        }
-        partial[a.output_hash[g0 + lane]] = static_cast<S>(sum);
-      }
-      for (int o = 16; o > 0; o /= 2) c += __shfl_xor_sync(kFull, c, o);
-      group += c;  // the next group's first element
-    }
-  };
-  for (Ordinal b = w * a.per_warp; b < (w + 1) * a.per_warp; ++b) run_block(b);
-  for (;;) {
-    Ordinal t = 0;
-    if (lane == 0) t = atomicAdd(ticket, 1);
-    t = __shfl_sync(kFull, t, 0);
-    if (t >= a.blocks - a.fixed) break;
-    run_block(a.fixed + t);
+// Per-group plan: group_info[g] = {first table slot, rows, block column, 0}.
+__global__ void hbp_group_info_kernel(const Ordinal* __restrict__ table_ptr,
+                                      const Ordinal* __restrict__ group_ptr,
+                                      const Ordinal* __restrict__ block_col, Ordinal blocks,
+                                      int4* __restrict__ info) {
+  const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (b >= blocks) return;
+  for (Ordinal g = group_ptr[b]; g < group_ptr[b + 1]; ++g) {
+    const Ordinal slot0 = table_ptr[b] + (g - group_ptr[b]) * 32;
+    info[g] = make_int4(slot0, min(32, table_ptr[b + 1] - slot0), block_col[b], 0);
   }
 }
 
-// The combine part: a thread per row sums its partial results (contiguous, by block column).
+template <bool kSharedX, class S>
+__device__ __forceinline__ double x_at(const S* xs, int c) {
+  if constexpr (kSharedX) return xs[c];
+  return __ldg(xs + c);
+}
+
+// Alg. 3 on warp group g, by a team of `team` warps (1, or the thread block) of which this warp
+// is `member`. The group is column-major (Sec. III-B): at each step every active lane (row) has
+// one element, in lane order, and a row leaves after its last element (add_sign -1). Instead of
+// following add_sign from element to element (one dependent load per step), the team first
+// finds the rows' ends (one per row, in order, into `ends`); between two steps holding ends the
+// active lanes stay the same, so the steps form a dense strip of `width` columns whose element
+// pos + s * width + r belongs to the r-th active lane. Each strip is summed with independent,
+// coalesced loads (lanes cover 32 / width steps at once, then a strided shuffle tree gathers
+// each row's terms) and handed to its rows' lanes. xs: the block's x segment (shared memory or
+// x itself); `found` and `red`: the team's end count and partial sums (shared memory).
+template <bool kSharedX, class S>
+__device__ void run_group(const HbpArgs<S>& a, Ordinal g, const S* x, const S* xs, int member,
+                          int team, DeviceOffset* ends, int* found, double* red,
+                          S* __restrict__ partial) {
+  const int lane = threadIdx.x & 31;
+  const int4 info = a.group_info[g];
+  const int rows = info.y;
+  const DeviceOffset e0 = a.begin_nnz[g], e1 = a.begin_nnz[g + 1];
+  if (!kSharedX) xs = x + static_cast<long long>(info.z) * a.M;
+  if (team == 1) {  // the ends in element order, by ballot
+    int count = 0;
+#pragma unroll 4
+    for (DeviceOffset base = e0; base < e1; base += 32) {
+      const DeviceOffset e = base + lane;
+      const bool end = e < e1 && a.add_sign[e] < 0;
+      const unsigned m = __ballot_sync(kFull, end);
+      if (end) ends[count + __popc(m & lanes_below(lane))] = e;
+      count += __popc(m);
+    }
+    __syncwarp();
+  } else {  // members scan interleaved chunks, then warp 0 ranks the ends
+    for (DeviceOffset e = e0 + member * 32 + lane; e < e1; e += 32 * team)
+      if (a.add_sign[e] < 0) ends[atomicAdd(found, 1)] = e;
+    __syncthreads();
+    if (member == 0) {
+      const DeviceOffset v = lane < rows ? ends[lane] : 0;
+      int rank = 0;
+      for (int j = 0; j < rows; ++j) rank += __shfl_sync(kFull, v, j) < v;
+      __syncwarp();
+      if (lane < rows) ends[rank] = v;
+      if (lane == 0) *found = 0;
+    }
+    __syncthreads();
+  }
+  unsigned active = rows == 32 ? kFull : (1u << rows) - 1u;
+  int width = rows;
+  DeviceOffset pos = e0;
+  double sum = 0;  // this lane's row; a row may hold block_cols terms: float sums lose digits
+  for (int i = 0; i < rows;) {
+    const DeviceOffset last = pos + (ends[i] - pos) / width * width;  // the step of the next end
+    const DeviceOffset stop = last + width;
+    const int stride = 32 / width * width;  // lane t takes every stride-th element from pos + t
+    double acc = 0;
+    if (lane < stride) {
+#pragma unroll 4
+      for (DeviceOffset e = pos + lane + member * stride; e < stop; e += stride * team)
+        acc += static_cast<double>(__ldg(a.data + e)) * x_at<kSharedX>(xs, __ldg(a.col + e));
+    }
+    for (int o = width; o < stride; o *= 2) {  // lane r < width: the terms of the r-th lane
+      const double v = __shfl_down_sync(kFull, acc, o);
+      if (lane + o < stride) acc += v;
+    }
+    const bool on = active >> lane & 1u;
+    const int rank = __popc(active & lanes_below(lane));
+    const double mine = __shfl_sync(kFull, acc, rank & 31);
+    if (on) sum += mine;
+    bool ends_here = false;  // this lane's element of step `last` is its row's last
+    for (; i < rows && ends[i] < stop; ++i) ends_here |= ends[i] == last + rank;
+    active &= ~__ballot_sync(kFull, on && ends_here);
+    width = __popc(active);
+    pos = stop;
+  }
+  if (team == 1) {
+    if (lane < rows) partial[a.output_hash[info.x + lane]] = static_cast<S>(sum);
+    __syncwarp();  // ends is rewritten by the next group
+    return;
+  }
+  red[member * 32 + lane] = sum;
+  __syncthreads();
+  if (member == 0 && lane < rows) {
+    double total = 0;
+    for (int w = 0; w < team; ++w) total += red[w * 32 + lane];
+    partial[a.output_hash[info.x + lane]] = static_cast<S>(total);
+  }
+  __syncthreads();  // ends and red are rewritten by the next team group
+}
+
+// The SpMV part (Sec. III-C), thread blocks of W warps. First the teams: thread blocks take the
+// groups of >= team_nnz elements by ticket (tickets[0]) and run each with all their warps. Then
+// the fixed part: thread block c runs blocks [c * per_block, (c + 1) * per_block) (schedule
+// order: block-column runs), its warps taking the run's groups in turn, with the run's x
+// segment in shared memory where the run holds >= shared_x entries per x entry. Then the
+// competitive part: warps take ticket_groups groups at a time by ticket (tickets[1]). Shared
+// memory: red and ends (32 per warp), the team's end count, then the x segment.
 template <class S>
-__global__ void hbp_combine_kernel(const Ordinal* __restrict__ combine_ptr,
-                                   const S* __restrict__ partial, Ordinal m, S alpha, S beta,
-                                   S* __restrict__ y) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= m) return;
+__global__ void __launch_bounds__(1024)
+    hbp_spmv_kernel(HbpArgs<S> a, const S* __restrict__ x, S* __restrict__ partial,
+                    Ordinal* __restrict__ tickets) {
+  extern __shared__ __align__(16) unsigned char hbp_smem[];
+  const int W = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  double* red = reinterpret_cast<double*>(hbp_smem);
+  DeviceOffset* ends = reinterpret_cast<DeviceOffset*>(red + W * 32);
+  int* shared_int = reinterpret_cast<int*>(ends + W * 32);  // [0]: ticket, [1]: team's ends
+  S* xs = reinterpret_cast<S*>(shared_int + 4);             // 16-byte aligned (W * 384 + 16)
+  if (threadIdx.x == 0) shared_int[1] = 0;
+  for (;;) {
+    __syncthreads();
+    if (threadIdx.x == 0) shared_int[0] = atomicAdd(&tickets[0], 1);
+    __syncthreads();
+    const Ordinal t = shared_int[0];
+    if (t >= a.teams) break;
+    run_group<false>(a, a.team[t], x, xs, warp, W, ends, shared_int + 1, red, partial);
+  }
+  ends += warp * 32;
+  const auto mine = [&](Ordinal g) { return a.begin_nnz[g + 1] - a.begin_nnz[g] < a.team_nnz; };
+  for (Ordinal b = blockIdx.x * a.per_block, b_end = b + a.per_block; b < b_end;) {
+    Ordinal r = b_end;  // the run of block b's column
+    bool shared = false;
+    Ordinal bn = 0;
+    if (a.shared_x >= 0) {
+      bn = a.block_col[b];
+      r = b + 1 + last_at_most(a.block_col + b, b_end - b, bn);
+    }
+    const Ordinal g0 = a.group_ptr[b], g1 = a.group_ptr[r];
+    if (a.shared_x >= 0) {
+      const long long c0 = static_cast<long long>(bn) * a.M;
+      const int len = static_cast<int>(min(static_cast<long long>(a.M), a.n - c0));
+      shared = a.begin_nnz[g1] - a.begin_nnz[g0] >= a.shared_x * len;
+      if (shared) {
+        __syncthreads();  // the previous run's readers are done
+        for (int i = threadIdx.x; i < len; i += blockDim.x) xs[i] = x[c0 + i];
+        __syncthreads();
+      }
+    }
+    for (Ordinal g = g0 + warp; g < g1; g += W) {
+      if (!mine(g)) continue;
+      if (shared)
+        run_group<true>(a, g, x, xs, 0, 1, ends, nullptr, nullptr, partial);
+      else
+        run_group<false>(a, g, x, xs, 0, 1, ends, nullptr, nullptr, partial);
+    }
+    b = r;
+  }
+  for (;;) {
+    Ordinal t = 0;
+    if (lane == 0) t = atomicAdd(&tickets[1], a.ticket_groups);
+    const Ordinal g0 = a.competitive + __shfl_sync(kFull, t, 0);
+    if (g0 >= a.groups) break;
+    for (Ordinal g = g0; g < min(a.groups, g0 + a.ticket_groups); ++g)
+      if (mine(g)) run_group<false>(a, g, x, xs, 0, 1, ends, nullptr, nullptr, partial);
+  }
+}
+
+// The combine part: V lanes per row sum its partial results (contiguous, by block column); the
+// first thread resets the tickets for the next run (this run's SpMV part is done).
+template <int V, class S>
+__global__ void __launch_bounds__(kBlock)
+    hbp_combine_kernel(const Ordinal* __restrict__ combine_ptr, const S* __restrict__ partial,
+                       Ordinal m, S alpha, S beta, S* __restrict__ y,
+                       Ordinal* __restrict__ tickets) {
+  const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (t == 0) tickets[0] = tickets[1] = 0;
+  const long long i = t / V;
   double sum = 0;
-  for (Ordinal q = combine_ptr[i]; q < combine_ptr[i + 1]; ++q) sum += partial[q];
-  const S ax = alpha * static_cast<S>(sum);
-  y[i] = beta == S(0) ? ax : ax + beta * y[i];
+  if (i < m)
+    for (Ordinal q = combine_ptr[i] + static_cast<Ordinal>(t % V); q < combine_ptr[i + 1]; q += V)
+      sum += partial[q];
+  sum = warp_sum<V>(sum);
+  if (i < m && t % V == 0) {
+    const S ax = alpha * static_cast<S>(sum);
+    y[i] = beta == S(0) ? ax : ax + beta * y[i];
+  }
 }
 
 // In-place exclusive sum of `n` entries (the last one is the total when its input was 0).
@@ -440,42 +570,100 @@ template <class S>
 class HbpSpmv final : public DeviceSpmv<S> {
  public:
   // `sources`: the CSR position of each element of h.data, for value refresh.
-  HbpSpmv(DeviceHbp<S> h, std::vector<DeviceOffset> sources)
+  HbpSpmv(DeviceHbp<S> h, std::vector<DeviceOffset> sources, const HbpLaunch& launch)
       : h_(std::move(h)), sources_host_(std::move(sources)) {
+    check_hbp_launch(launch);
     int device = 0, sms = 0, per_sm = 0, max_smem = 0;
     KSPMV_CUDA_CHECK(cudaGetDevice(&device));
     KSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     KSPMV_CUDA_CHECK(
         cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    smem_ = std::size_t(std::max(1, std::min(h_.params.block_cols, h_.ncols))) * sizeof(S);
-    if (smem_ > std::size_t(max_smem))
-      throw UnsupportedError("hbp: an x segment of " + std::to_string(smem_) +
-                             " bytes exceeds the device's shared memory per block");
+    const Ordinal blocks = h_.blocks, groups = static_cast<Ordinal>(h_.begin_nnz.size()) - 1;
+    threads_ = 32 * launch.warps;
+    // Sec. III-A sizes the x segment for the shared memory; where it does not fit, x is read
+    // through the caches.
+    const std::size_t segment =
+        std::size_t(std::max(1, std::min(h_.params.block_cols, h_.ncols))) * sizeof(S);
+    smem_ = std::size_t(threads_) * (sizeof(double) + sizeof(DeviceOffset)) + 4 * sizeof(int);
+    double shared_x = launch.shared_x;
+    if (shared_x >= 0 && smem_ + segment <= std::size_t(max_smem))
+      smem_ += segment;
+    else
+      shared_x = -1;
     // The limit is the function's, shared by every HbpSpmv on this device: the device's largest,
-    // never this matrix's segment (a smaller one would fail the launches of a wider matrix).
+    // never this matrix's (a smaller one would fail the launches of a wider matrix).
     KSPMV_CUDA_CHECK(cudaFuncSetAttribute(hbp_spmv_kernel<S>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-    KSPMV_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_spmv_kernel<S>, 32, smem_));
-    warps_ = std::max<Ordinal>(1, std::min<Ordinal>(h_.blocks, std::max(1, per_sm) * sms));
-    split_ = hbp_split(h_.blocks, warps_, h_.params.fixed_fraction);
+    KSPMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_spmv_kernel<S>,
+                                                                   threads_, smem_));
+    grid_ = std::max(1, per_sm) * sms;
+    const HbpSplit split = hbp_split(blocks, grid_, h_.params.fixed_fraction);
     partial_ = DeviceBuffer<S>(h_.output_hash.size());
+    KSPMV_CUDA_CHECK(cudaMemset(tickets_.data(), 0, tickets_.bytes()));
+
+    // The plan: each group's table slots and block column; the teams' groups; the combine's lanes.
+    info_ = DeviceBuffer<int4>(groups);
+    if (blocks > 0) {
+      hbp_group_info_kernel<<<grid_for(blocks), kBlock>>>(
+          h_.table_ptr.data(), h_.group_ptr.data(), h_.block_col.data(), blocks, info_.data());
+      check_launch("hbp_group_info_kernel");
+    }
+    const std::vector<DeviceOffset> begin = to_host(h_.begin_nnz);
+    std::vector<Ordinal> team;
+    for (Ordinal g = 0; g < groups && launch.team_nnz > 0; ++g)
+      if (begin[g + 1] - begin[g] >= launch.team_nnz) team.push_back(g);
+    team_ = upload_vector(team);
+    const std::vector<Ordinal> combine = to_host(h_.combine_ptr);
+    lanes_ = combine_lanes(combine.data(), h_.nrows);
+    const double mean_group = groups > 0 ? double(begin[groups]) / groups : 1;
+    const Ordinal per_ticket =
+        launch.ticket_groups > 0
+            ? launch.ticket_groups
+            : static_cast<Ordinal>(std::clamp(std::lround(512 / mean_group), 1l, 32l));
+    const std::vector<Ordinal> group_ptr = to_host(h_.group_ptr);
+    args_ = HbpArgs<S>{h_.block_col.data(),
+                       h_.group_ptr.data(),
+                       h_.begin_nnz.data(),
+                       h_.col.data(),
+                       h_.data.data(),
+                       h_.add_sign.data(),
+                       h_.output_hash.data(),
+                       info_.data(),
+                       team_.data(),
+                       groups,
+                       static_cast<Ordinal>(team.size()),
+                       h_.ncols,
+                       h_.params.block_cols,
+                       split.per_warp,
+                       group_ptr[split.fixed],
+                       static_cast<DeviceOffset>(
+                           std::min<Offset>(launch.team_nnz > 0 ? launch.team_nnz : Offset(1) << 31,
+                                            std::numeric_limits<DeviceOffset>::max())),
+                       per_ticket,
+                       shared_x};
   }
 
   void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
     const Ordinal m = h_.nrows;
     if (m == 0) return;
     if (alpha == S(0) || h_.blocks == 0) return scale_vector(y, m, beta, stream);
-    const HbpArgs<S> a{h_.block_col.data(),   h_.table_ptr.data(), h_.begin_nnz.data(),
-                       h_.col.data(),         h_.data.data(),      h_.add_sign.data(),
-                       h_.output_hash.data(), h_.blocks,           h_.ncols,
-                       h_.params.block_cols,  split_.per_warp,     split_.fixed};
-    KSPMV_CUDA_CHECK(cudaMemsetAsync(ticket_.data(), 0, ticket_.bytes(), stream));
-    hbp_spmv_kernel<S><<<warps_, 32, smem_, stream>>>(a, x, partial_.data(), ticket_.data());
+    hbp_spmv_kernel<S>
+        <<<grid_, threads_, smem_, stream>>>(args_, x, partial_.data(), tickets_.data());
     check_launch("hbp_spmv_kernel");
-    hbp_combine_kernel<S><<<grid_for(m), kBlock, 0, stream>>>(h_.combine_ptr.data(),
-                                                              partial_.data(), m, alpha, beta, y);
-    check_launch("hbp_combine_kernel");
+    switch (lanes_) {
+      case 1:
+        return combine<1>(alpha, beta, y, stream);
+      case 2:
+        return combine<2>(alpha, beta, y, stream);
+      case 4:
+        return combine<4>(alpha, beta, y, stream);
+      case 8:
+        return combine<8>(alpha, beta, y, stream);
+      case 16:
+        return combine<16>(alpha, beta, y, stream);
+      default:
+        return combine<32>(alpha, beta, y, stream);
+    }
   }
 
   // The elements gathered from `values` (CSR order) through their CSR positions (nnz
@@ -492,21 +680,46 @@ class HbpSpmv final : public DeviceSpmv<S> {
 
   Kernel kernel() const override { return Kernel::Hbp; }
   std::size_t extra_device_bytes() const override {
-    return h_.bytes() + partial_.bytes() + ticket_.bytes() + sources_.bytes();
+    return h_.bytes() + partial_.bytes() + tickets_.bytes() + sources_.bytes() + info_.bytes() +
+           team_.bytes();
   }
 
  private:
+  // The combine part's lanes per row: CSR-Vector's choice for rows of the pairs' counts.
+  static int combine_lanes(const Ordinal* combine_ptr, Ordinal m) {
+    std::vector<Offset> ptr(combine_ptr, combine_ptr + std::size_t(m) + 1);
+    const analysis::RowStats s = analysis::row_stats(ptr.data(), m, 0);
+    return m > 0 ? analysis::csr_vector_lanes(s.mean_row, s.cv(), s.nrows) : 1;
+  }
+
+  template <int V>
+  void combine(S alpha, S beta, S* y, cudaStream_t stream) {
+    hbp_combine_kernel<V, S><<<grid_for(static_cast<long long>(h_.nrows) * V), kBlock, 0, stream>>>(
+        h_.combine_ptr.data(), partial_.data(), h_.nrows, alpha, beta, y, tickets_.data());
+    check_launch("hbp_combine_kernel");
+  }
+
   DeviceHbp<S> h_;
   std::vector<DeviceOffset> sources_host_;  // until the first refresh
   DeviceBuffer<DeviceOffset> sources_;      // from the first refresh on
+  DeviceBuffer<int4> info_;
+  DeviceBuffer<Ordinal> team_;
+  HbpArgs<S> args_{};
+  int threads_ = 32, grid_ = 1, lanes_ = 1;
   std::size_t smem_ = 0;
-  Ordinal warps_ = 1;
-  HbpSplit split_;
   DeviceBuffer<S> partial_;
-  DeviceBuffer<Ordinal> ticket_{1};
+  DeviceBuffer<Ordinal> tickets_{2};
 };
 
 }  // namespace
+
+void check_hbp_launch(const HbpLaunch& l) {
+  if (l.warps < 1 || l.warps > 32)
+    throw InvalidArgument("hbp: warps per thread block must be in [1, 32], got " +
+                          std::to_string(l.warps));
+  if (l.team_nnz < 0 || l.ticket_groups < 0 || !(l.shared_x == l.shared_x))
+    throw InvalidArgument("hbp: team_nnz and ticket_groups must be >= 0, shared_x a number");
+}
 
 template <class Scalar>
 DeviceHbp<Scalar> DeviceHbp<Scalar>::upload(const HbpMatrix<Scalar>& h) {
@@ -519,6 +732,7 @@ DeviceHbp<Scalar> DeviceHbp<Scalar>::upload(const HbpMatrix<Scalar>& h) {
   d.block_row = upload_vector(h.block_row);
   d.block_col = upload_vector(h.block_col);
   d.table_ptr = upload_vector(h.table_ptr);
+  d.group_ptr = upload_vector(h.group_ptr);
   d.output_hash = upload_vector(h.output_hash);
   d.combine_ptr = upload_vector(h.combine_ptr);
   d.begin_nnz = upload_vector(std::vector<DeviceOffset>(h.begin_nnz.begin(), h.begin_nnz.end()));
@@ -536,6 +750,7 @@ HbpMatrix<Scalar> DeviceHbp<Scalar>::download() const {
   h.block_row = to_host(block_row);
   h.block_col = to_host(block_col);
   h.table_ptr = to_host(table_ptr);
+  h.group_ptr = to_host(group_ptr);
   h.output_hash = to_host(output_hash);
   h.combine_ptr = to_host(combine_ptr);
   const std::vector<DeviceOffset> begin = to_host(begin_nnz);
@@ -549,8 +764,9 @@ HbpMatrix<Scalar> DeviceHbp<Scalar>::download() const {
 
 template <class Scalar>
 std::size_t DeviceHbp<Scalar>::bytes() const {
-  return block_row.bytes() + block_col.bytes() + table_ptr.bytes() + output_hash.bytes() +
-         combine_ptr.bytes() + begin_nnz.bytes() + col.bytes() + data.bytes() + add_sign.bytes();
+  return block_row.bytes() + block_col.bytes() + table_ptr.bytes() + group_ptr.bytes() +
+         output_hash.bytes() + combine_ptr.bytes() + begin_nnz.bytes() + col.bytes() +
+         data.bytes() + add_sign.bytes();
 }
 
 namespace {
@@ -645,43 +861,39 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
   id = DeviceBuffer<Ordinal>();
 
   // The blocks' warp groups.
-  DeviceBuffer<Ordinal> group_ptr(std::size_t(blocks) + 1);
-  KSPMV_CUDA_CHECK(cudaMemset(group_ptr.data(), 0, group_ptr.bytes()));
+  h.group_ptr = DeviceBuffer<Ordinal>(std::size_t(blocks) + 1);
+  KSPMV_CUDA_CHECK(cudaMemset(h.group_ptr.data(), 0, h.group_ptr.bytes()));
   if (blocks > 0) {
     hbp_group_counts_kernel<<<grid_for(blocks), kBlock>>>(h.table_ptr.data(), blocks,
-                                                          group_ptr.data());
+                                                          h.group_ptr.data());
     check_launch("hbp_group_counts_kernel");
   }
-  exclusive_sum(group_ptr.data(), std::size_t(blocks) + 1);
-  const Ordinal groups = read_back(group_ptr.data() + blocks);
+  exclusive_sum(h.group_ptr.data(), std::size_t(blocks) + 1);
+  const Ordinal groups = read_back(h.group_ptr.data() + blocks);
 
   // Hash placement and the groups' sizes, their scan into the groups' first elements.
   h.output_hash = DeviceBuffer<Ordinal>(S);
-  DeviceBuffer<DeviceOffset> group_begin(std::size_t(groups) + 1);
-  KSPMV_CUDA_CHECK(cudaMemset(group_begin.data(), 0, group_begin.bytes()));
+  h.begin_nnz = DeviceBuffer<DeviceOffset>(std::size_t(groups) + 1);
+  KSPMV_CUDA_CHECK(cudaMemset(h.begin_nnz.data(), 0, h.begin_nnz.bytes()));
   DeviceBuffer<unsigned long long> padded(reorder == HbpReorder::Dp ? 1 : 0);
   if (reorder == HbpReorder::Dp) KSPMV_CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
   const Event reorder_start, reorder_end;
   reorder_start.record(nullptr);
   if (blocks > 0 && reorder == HbpReorder::Hash) {
     hbp_place_kernel<<<blocks, N, 2 * N * sizeof(int)>>>(h.table_ptr.data(), pair.data(),
-                                                         first.data(), h.hash, group_ptr.data(),
-                                                         h.output_hash.data(), group_begin.data());
+                                                         first.data(), h.hash, h.group_ptr.data(),
+                                                         h.output_hash.data(), h.begin_nnz.data());
     check_launch("hbp_place_kernel");
   } else if (blocks > 0) {
     hbp_sort_place_kernel<<<blocks, kSortThreads>>>(
         h.table_ptr.data(), pair.data(), first.data(), N, reorder == HbpReorder::Dp,
-        group_ptr.data(), h.output_hash.data(), group_begin.data(), padded.data());
+        h.group_ptr.data(), h.output_hash.data(), h.begin_nnz.data(), padded.data());
     check_launch("hbp_sort_place_kernel");
   }
   reorder_end.record(nullptr);
   pair = DeviceBuffer<Ordinal>();
   if (reorder == HbpReorder::Dp) h.dp_padded_nnz = static_cast<Offset>(to_host(padded)[0]);
-  exclusive_sum(group_begin.data(), std::size_t(groups) + 1);
-  h.begin_nnz = DeviceBuffer<DeviceOffset>(std::size_t(blocks) + 1);
-  hbp_begin_kernel<<<grid_for(static_cast<long long>(blocks) + 1), kBlock>>>(
-      group_ptr.data(), group_begin.data(), blocks, h.begin_nnz.data());
-  check_launch("hbp_begin_kernel");
+  exclusive_sum(h.begin_nnz.data(), std::size_t(groups) + 1);
 
   // The conversion.
   h.col = DeviceBuffer<std::uint16_t>(a.nnz);
@@ -691,7 +903,7 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
   if (groups > 0) {
     hbp_fill_kernel<Scalar><<<grid_for(static_cast<long long>(groups) * 32), kBlock>>>(
         a.col.data(), a.val.data(), first.data(), h.output_hash.data(), h.table_ptr.data(),
-        h.block_col.data(), group_ptr.data(), group_begin.data(), blocks, groups, M, h.col.data(),
+        h.block_col.data(), h.group_ptr.data(), h.begin_nnz.data(), blocks, groups, M, h.col.data(),
         h.data.data(), h.add_sign.data(), source.data());
     check_launch("hbp_fill_kernel");
   }
@@ -717,18 +929,20 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
 
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
-                                             const CsrPointers<Scalar>& host, const HbpParams& p) {
+                                             const CsrPointers<Scalar>& host, const HbpParams& p,
+                                             const HbpLaunch& launch) {
+  check_hbp_launch(launch);
   std::vector<DeviceOffset> sources;  // where each element comes from, for value refresh
   if (a && hbp_rows_sorted(host.row_ptr, host.col, host.m)) {
     DeviceHbp<Scalar> h = build_on_device(*a, p, nullptr, HbpReorder::Hash, &sources);
-    return std::make_unique<HbpSpmv<Scalar>>(std::move(h), std::move(sources));
+    return std::make_unique<HbpSpmv<Scalar>>(std::move(h), std::move(sources), launch);
   }
   const HbpHash hash = hbp_sample_hash(host.row_ptr, host.col, host.m, host.n, p);
   std::vector<Offset> wide;
   DeviceHbp<Scalar> h =
       DeviceHbp<Scalar>::upload(build_hbp(host, p, hash, HbpReorder::Hash, &wide));
   sources.assign(wide.begin(), wide.end());  // < 2^31 entries: upload checked nnz
-  return std::make_unique<HbpSpmv<Scalar>>(std::move(h), std::move(sources));
+  return std::make_unique<HbpSpmv<Scalar>>(std::move(h), std::move(sources), launch);
 }
 
 template <class Scalar>
@@ -749,9 +963,11 @@ template DeviceHbp<double> build_hbp_device(const DeviceCsr<double>&, const HbpP
 template DeviceHbp<float> build_hbp_device(const DeviceCsr<float>&, const HbpParams&, HbpReorder);
 template DeviceHbp<double> build_hbp_device(const DeviceCsr<double>&, const HbpParams&, HbpReorder);
 template std::unique_ptr<DeviceSpmv<float>> make_hbp(std::shared_ptr<const DeviceCsr<float>>,
-                                                     const CsrPointers<float>&, const HbpParams&);
+                                                     const CsrPointers<float>&, const HbpParams&,
+                                                     const HbpLaunch&);
 template std::unique_ptr<DeviceSpmv<double>> make_hbp(std::shared_ptr<const DeviceCsr<double>>,
-                                                      const CsrPointers<double>&, const HbpParams&);
+                                                      const CsrPointers<double>&, const HbpParams&,
+                                                      const HbpLaunch&);
 template bool hbp_worth_timing(const CsrPointers<float>&, const HbpParams&);
 template bool hbp_worth_timing(const CsrPointers<double>&, const HbpParams&);
 

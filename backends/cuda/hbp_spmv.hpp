@@ -1,6 +1,6 @@
 // HBP (paper 3) on the GPU: the preprocessing (Alg. 2, the hash placement and the format
-// conversion, all on the device) and the SpMV (a warp per block with its x segment in shared
-// memory, fixed and competitive parts, then the combine kernel).
+// conversion, all on the device) and the SpMV (warp groups run by warps of thread blocks that
+// share a block column's x segment, fixed and competitive parts, then the combine kernel).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ struct DeviceHbp {
   Ordinal nrows = 0, ncols = 0, blocks = 0;
   HbpParams params;
   HbpHash hash;
-  DeviceBuffer<Ordinal> block_row, block_col, table_ptr, output_hash, combine_ptr;
+  DeviceBuffer<Ordinal> block_row, block_col, table_ptr, group_ptr, output_hash, combine_ptr;
   DeviceBuffer<DeviceOffset> begin_nnz;
   DeviceBuffer<std::uint16_t> col;
   DeviceBuffer<Scalar> data;
@@ -44,15 +44,32 @@ template <class Scalar>
 DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& p,
                                    HbpReorder reorder = HbpReorder::Hash);
 
+// How the SpMV kernel runs the format (a plan of the kernel, not part of the format): thread
+// blocks of `warps` warps. Each thread block runs the blocks of its fixed part (Sec. III-C) as
+// runs of one block column, its warps taking the run's warp groups in turn; the run's x segment
+// goes to shared memory (Sec. III-A) where the run holds at least `shared_x` entries per entry of
+// the segment and the segment fits, otherwise (and for shared_x < 0) x is read through L1 and L2.
+// Warp groups of at least `team_nnz` elements (0: none) are run first, each by a whole thread
+// block; the competitive part is taken by warps, `ticket_groups` warp groups per ticket (0:
+// about 512 elements per ticket, from the mean group).
+struct HbpLaunch {
+  int warps = 8;
+  double shared_x = 1;
+  Offset team_nnz = 2048;
+  int ticket_groups = 0;
+};
+// Throws InvalidArgument for warps outside [1, 32], a negative team_nnz or ticket_groups.
+void check_hbp_launch(const HbpLaunch& launch);
+
 // The HBP kernel of `host`: preprocessed on the GPU from `a` (the same matrix uploaded) when its
 // rows are sorted and `a` is given (the hash sampled there too), else on the host and uploaded. A
-// lane sums its row of a block (up to block_cols terms) in double, float included. run() uses work
+// row of a block (up to block_cols terms) is summed in double, float included. run() uses work
 // buffers of the object: one run at a time per object. For update_values it keeps each element's
 // CSR position (nnz 32-bit offsets) in host memory, moved to the device by the first refresh.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host,
-                                             const HbpParams& p = {});
+                                             const HbpParams& p = {}, const HbpLaunch& launch = {});
 
 // Whether HBP is worth timing as a candidate of Kernel::Auto: its table traffic per SpMV
 // (output_hash, the partial results written and read) is at most the CSR's bytes.
