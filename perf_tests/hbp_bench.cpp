@@ -43,7 +43,8 @@ namespace fs = std::filesystem;
 constexpr Offset kHostMaxSlots = Offset(1) << 28;
 
 // An HBP configuration of --variant: "key=value,..." with keys rows, cols, fixed (HbpParams),
-// warps, shared_x, team, ticket (cuda::HbpLaunch); the others keep their defaults.
+// warps, shared_x, team, ticket (cuda::HbpLaunch); the others keep their defaults ("default":
+// all of them).
 struct Variant {
   std::string name;
   HbpParams params;
@@ -53,7 +54,7 @@ struct Variant {
 Variant parse_variant(const std::string& spec) {
   Variant v;
   v.name = spec.empty() ? "default" : spec;
-  for (const std::string& item : split(spec, ',')) {
+  for (const std::string& item : split(spec == "default" ? "" : spec, ',')) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos)
       throw InvalidArgument("--variant: expected key=value, got " + item);
@@ -502,8 +503,8 @@ Command command() {
        "and 2^28 table slots"},
       {"variant", "SPEC",
        "an HBP configuration, key=value,... of rows, cols, fixed (the format's block_rows, "
-       "block_cols, fixed_fraction), warps, shared_x, team, ticket (the kernel's launch plan); "
-       "repeatable, the first is the main table's (default: the defaults)"},
+       "block_cols, fixed_fraction), warps, shared_x, team, ticket (the kernel's launch plan), or "
+       "default; repeatable, the first is the main table's (default: default)"},
       {"spmv-only", "", "no sort2D / DP2D baselines and no host builds"},
       kDeviceOption,
       kOutOption,

@@ -6,8 +6,8 @@
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
-#                    interop,multi (default: build,test,sanitize,bench,hbp; build implies
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-sweep,
+#                    hbp-profile,interop,multi (default: build,test,sanitize,bench,hbp; build implies
 #                    configure). Split the suite over several calls with e.g. SUITE_STEPS=build,
 #                    then test,sanitize, then bench. "multi" runs multi_gpu_bench and cg_bench on
 #                    every GPU; on a machine of one GPU, on two virtual devices of it (--devices
@@ -15,6 +15,10 @@
 #                    the set-up in single-GPU SpMVs and the cost model's prediction for two GPUs,
 #                    cg_bench's the CG iteration over one SpMV (iteration_over_spmv).
 #                    "interop" runs interop_bench (interop/).
+#                    "hbp-sweep" runs hbp_bench --spmv-only --precision both with every variant
+#                    of HBP_SWEEP (space-separated hbp_bench --variant specs; default: the
+#                    launch-plan and block-size sweep below) into hbp-sweep/ (hbp_bench.json:
+#                    each variant's geomean speedup over cuSPARSE; hbp_variants.csv).
 #                    "hbp-profile" profiles the HBP SpMV and combine kernels with Nsight Compute
 #                    (the full section set) on HBP_PROFILE_GENS (default: laplace2d:n=2048
 #                    kron:scale=20 fullchip:rows=300000), hbp/ncu_hbp.csv.
@@ -191,6 +195,19 @@ if want hbp; then
   mkdir -p "$RESULTS/hbp"
   args=(--out "$RESULTS/hbp")
   [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  read -r -a extra <<<"${HBP_ARGS:-}"
+  log "+ hbp_bench ${args[*]} ${extra[*]:-}"
+  "$BUILD/perf_tests/hbp_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
+if want hbp-sweep; then
+  STEP=hbp-sweep
+  mkdir -p "$RESULTS/hbp-sweep"
+  args=(--out "$RESULTS/hbp-sweep" --spmv-only --precision both)
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  sweep=${HBP_SWEEP:-default warps=4 warps=16 shared_x=-1 shared_x=0 shared_x=4 team=0 team=512
+    fixed=0 fixed=1 ticket=1 cols=16384,shared_x=-1 cols=65536,shared_x=-1 rows=1024}
+  for v in $sweep; do args+=(--variant "$v"); done
   read -r -a extra <<<"${HBP_ARGS:-}"
   log "+ hbp_bench ${args[*]} ${extra[*]:-}"
   "$BUILD/perf_tests/hbp_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"

@@ -23,7 +23,7 @@ struct DeviceHbp {
   DeviceBuffer<Scalar> data;
   DeviceBuffer<std::int8_t> add_sign;
   Offset dp_padded_nnz = 0;  // HbpReorder::Dp only, as in HbpMatrix
-  float reorder_ms = 0;      // build_hbp_device: device time of the reordering step alone
+  float reorder_ms = 0;      // build_hbp_device: device time of the reordering step's kernel alone
 
   // Throws UnsupportedError when nnz >= 2^31.
   static DeviceHbp upload(const HbpMatrix<Scalar>& h);
