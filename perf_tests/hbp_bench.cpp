@@ -1,8 +1,8 @@
 // HBP benchmark (paper 3, Sec. IV-B and IV-C).
-// Preprocessing: the HBP arrays built on the GPU from the uploaded CSR (the hash sampled there
-// too), the paper's two baselines sort2D and DP2D built on the GPU the same way (the
-// same-processor comparison), and the hash and both baselines on the host, one thread
-// (HBP-host, sort2D-host, DP2D-host). Every preprocessing time is the
+// Preprocessing, at the paper's block sizes (512 x 4096): the HBP arrays built on the GPU from
+// the uploaded CSR (the hash sampled there too), the paper's two baselines sort2D and DP2D built
+// on the GPU the same way (the same-processor comparison), and the hash and both baselines on the
+// host, one thread (HBP-host, sort2D-host, DP2D-host). Every preprocessing time is the
 // wall-clock median of --prep-reps complete builds (allocation included); for the GPU builds
 // also the median device time of the reordering step alone (the step where the three differ). Host
 // builds run on matrices up to --host-max-nnz non-zeros and 2^28 table slots (DP2D is slow on huge
@@ -10,10 +10,10 @@
 // where both exist (--spmv-only skips the baselines and the host builds). SpMV: HBP, CSR-Vector
 // and cuSPARSE CSR_ALG1 on the same buffers, event-timed medians of --reps interleaved rounds,
 // checked against the host reference on a NaN-poisoned y; speedup over cuSPARSE. HBP runs in every
-// --variant (block sizes, fixed share and the kernel's launch plan; the first is the one of the
-// main table), so that one run compares them. Also the Fig. 6 warp-group standard deviation of
-// row lengths before and after hashing. Writes hbp_bench.csv, hbp_variants.csv and
-// hbp_bench.json into --out, after every matrix.
+// --variant (block sizes, fixed share and the kernel's launch plan, from the kernel's defaults;
+// the first is the one of the main table), so that one run compares them. Also the Fig. 6
+// warp-group standard deviation of row lengths before and after hashing (paper's blocks). Writes
+// hbp_bench.csv, hbp_variants.csv and hbp_bench.json into --out, after every matrix.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -42,12 +42,12 @@ namespace fs = std::filesystem;
 // Host builds also skip tables of more slots (their per-slot work and memory, times three).
 constexpr Offset kHostMaxSlots = Offset(1) << 28;
 
-// An HBP configuration of --variant: "key=value,..." with keys rows, cols, fixed (HbpParams),
-// warps, shared_x, team, ticket (cuda::HbpLaunch); the others keep their defaults ("default":
-// all of them).
+// An HBP configuration of --variant: "key=value,..." with keys rows, cols, fixed (HbpParams,
+// from cuda::hbp_device_params()), warps, shared_x, slice, ticket, registers (cuda::HbpLaunch);
+// the others keep their defaults ("default": all of them).
 struct Variant {
   std::string name;
-  HbpParams params;
+  HbpParams params = cuda::hbp_device_params();
   cuda::HbpLaunch launch;
 };
 
@@ -70,10 +70,12 @@ Variant parse_variant(const std::string& spec) {
       v.launch.warps = static_cast<int>(value);
     else if (key == "shared_x")
       v.launch.shared_x = value;
-    else if (key == "team")
-      v.launch.team_nnz = static_cast<Offset>(value);
+    else if (key == "slice")
+      v.launch.slice_nnz = static_cast<Offset>(value);
     else if (key == "ticket")
       v.launch.ticket_groups = static_cast<int>(value);
+    else if (key == "registers")
+      v.launch.registers = static_cast<int>(value);
     else
       throw InvalidArgument("--variant: unknown key " + key);
   }
@@ -503,7 +505,9 @@ Command command() {
        "and 2^28 table slots"},
       {"variant", "SPEC",
        "an HBP configuration, key=value,... of rows, cols, fixed (the format's block_rows, "
-       "block_cols, fixed_fraction), warps, shared_x, team, ticket (the kernel's launch plan), or "
+       "block_cols, fixed_fraction), warps, shared_x, slice, ticket, registers (the kernel's "
+       "launch "
+       "plan), or "
        "default; repeatable, the first is the main table's (default: default)"},
       {"spmv-only", "", "no sort2D / DP2D baselines and no host builds"},
       kDeviceOption,

@@ -205,8 +205,9 @@ if want hbp-sweep; then
   mkdir -p "$RESULTS/hbp-sweep"
   args=(--out "$RESULTS/hbp-sweep" --spmv-only --precision both)
   [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
-  sweep=${HBP_SWEEP:-default warps=4 warps=16 shared_x=-1 shared_x=0 shared_x=4 team=0 team=512
-    fixed=0 fixed=1 ticket=1 cols=16384,shared_x=-1 cols=65536,shared_x=-1 rows=1024}
+  sweep=${HBP_SWEEP:-default warps=4 warps=16 slice=0 slice=512 fixed=0 fixed=1 ticket=1
+    registers=64 rows=1024 cols=16384 cols=4096 cols=4096,shared_x=-1 cols=4096,shared_x=0
+    cols=4096,shared_x=4}
   for v in $sweep; do args+=(--variant "$v"); done
   read -r -a extra <<<"${HBP_ARGS:-}"
   log "+ hbp_bench ${args[*]} ${extra[*]:-}"

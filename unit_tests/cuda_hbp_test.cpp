@@ -98,17 +98,18 @@ TYPED_TEST(CudaHbp, GpuBaselinesEqualHostBaselines) {
 }
 
 #ifdef KSPMV_HAVE_CUDA
-// Launch plans: the default; one warp per thread block, x always through the caches, no teams,
-// one group per ticket; x always in shared memory and teams of >= 64 elements; 16 warps, a
-// dense threshold, teams of >= 512 and three groups per ticket.
+// Launch plans: the default; one warp per thread block, x always through the caches, no slices,
+// one group per ticket; x always in shared memory, slices of 64 elements, 64 registers; 16
+// warps, a dense threshold, slices of 512 and three groups per ticket.
 std::vector<cuda::HbpLaunch> launches() {
-  return {cuda::HbpLaunch{}, cuda::HbpLaunch{1, -1, 0, 1}, cuda::HbpLaunch{4, 0, 64, 0},
-          cuda::HbpLaunch{16, 4, 512, 3}};
+  return {cuda::HbpLaunch{}, cuda::HbpLaunch{1, -1, 0, 1, 48}, cuda::HbpLaunch{4, 0, 64, 0, 64},
+          cuda::HbpLaunch{16, 4, 512, 3, 48}};
 }
 
 std::string describe(const cuda::HbpLaunch& l) {
   return "warps " + std::to_string(l.warps) + ", shared_x " + std::to_string(l.shared_x) +
-         ", team " + std::to_string(l.team_nnz) + ", ticket " + std::to_string(l.ticket_groups);
+         ", slice " + std::to_string(l.slice_nnz) + ", ticket " + std::to_string(l.ticket_groups) +
+         ", registers " + std::to_string(l.registers);
 }
 #endif
 
@@ -143,8 +144,10 @@ TYPED_TEST(CudaHbp, KernelMatchesReference) {
 
 TEST_F(CudaHbpLimits, BadLaunchPlansAreRefused) {
 #ifdef KSPMV_HAVE_CUDA
-  for (const cuda::HbpLaunch& l : {cuda::HbpLaunch{0, 1, 0, 0}, cuda::HbpLaunch{33, 1, 0, 0},
-                                   cuda::HbpLaunch{8, 1, -1, 0}, cuda::HbpLaunch{8, 1, 0, -1}})
+  for (const cuda::HbpLaunch& l :
+       {cuda::HbpLaunch{0, 1, 0, 0, 48}, cuda::HbpLaunch{33, 1, 0, 0, 48},
+        cuda::HbpLaunch{8, 1, -1, 0, 48}, cuda::HbpLaunch{8, 1, 0, -1, 48},
+        cuda::HbpLaunch{8, 1, 0, 0, 32}})
     EXPECT_THROW(cuda::check_hbp_launch(l), InvalidArgument) << describe(l);
 #endif
 }
@@ -174,7 +177,7 @@ TEST_F(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsReadThroughTheCaches) {
   const auto a = seg::long_row_among_short<double>();  // 100000 columns: 512 KB segments
   for (const double shared_x : {0.0, 1.0}) {
     const auto kernel = cuda::make_hbp<double>(nullptr, pointers(a), HbpParams{32, 65536, 0.5},
-                                               cuda::HbpLaunch{8, shared_x, 2048, 0});
+                                               cuda::HbpLaunch{8, shared_x, 2048, 0, 48});
     const auto x = random_vector<double>(a.ncols, seg::fresh_seed());
     const auto y0 = nan_vector<double>(a.nrows);
     auto y = y0, ref = y0;

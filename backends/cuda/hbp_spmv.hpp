@@ -48,18 +48,33 @@ DeviceHbp<Scalar> build_hbp_device(const DeviceCsr<Scalar>& a, const HbpParams& 
 // blocks of `warps` warps. Each thread block runs the blocks of its fixed part (Sec. III-C) as
 // runs of one block column, its warps taking the run's warp groups in turn; the run's x segment
 // goes to shared memory (Sec. III-A) where the run holds at least `shared_x` entries per entry of
-// the segment and the segment fits, otherwise (and for shared_x < 0) x is read through L1 and L2.
-// Warp groups of at least `team_nnz` elements (0: none) are run first, each by a whole thread
-// block; the competitive part is taken by warps, `ticket_groups` warp groups per ticket (0:
-// about 512 elements per ticket, from the mean group).
+// the segment and the segment fits without costing resident thread blocks, otherwise (and for
+// shared_x < 0) x is read through L1 and L2. Warp groups of more than `slice_nnz` elements (0:
+// none) are cut into slices of slice_nnz, each run first by one warp; the competitive part is
+// taken by warps, `ticket_groups` warp groups per ticket (0: about 512 elements per ticket, from
+// the mean group). The kernel is compiled for `registers` per thread, 48 (more warps per SM, a
+// few bytes spilled) or 64.
 struct HbpLaunch {
   int warps = 8;
   double shared_x = 1;
-  Offset team_nnz = 2048;
+  Offset slice_nnz = 2048;
   int ticket_groups = 0;
+  int registers = 48;
 };
-// Throws InvalidArgument for warps outside [1, 32], a negative team_nnz or ticket_groups.
+// Throws InvalidArgument for warps outside [1, 32], a negative slice_nnz or ticket_groups,
+// registers other than 48 and 64.
 void check_hbp_launch(const HbpLaunch& launch);
+
+// The format parameters of the CUDA kernel unless told otherwise: the paper's 512 block rows and
+// fixed share, and blocks as wide as the format's 16-bit local columns allow. Sec. III-A sizes
+// them (4096) for an x segment in shared memory; read through L1 and L2 instead (an H100 holds
+// 50 MB of L2), x allows wider blocks, which cut the (row, block) pairs (the table, the partial
+// results, the combine part) and the warp groups (fewer, fuller).
+inline HbpParams hbp_device_params() {
+  HbpParams p;
+  p.block_cols = 65536;
+  return p;
+}
 
 // The HBP kernel of `host`: preprocessed on the GPU from `a` (the same matrix uploaded) when its
 // rows are sorted and `a` is given (the hash sampled there too), else on the host and uploaded. A
@@ -69,11 +84,12 @@ void check_hbp_launch(const HbpLaunch& launch);
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host,
-                                             const HbpParams& p = {}, const HbpLaunch& launch = {});
+                                             const HbpParams& p = hbp_device_params(),
+                                             const HbpLaunch& launch = {});
 
-// Whether HBP is worth timing as a candidate of Kernel::Auto: its table traffic per SpMV
-// (output_hash, the partial results written and read) is at most the CSR's bytes.
+// Whether HBP is worth timing as a candidate of Kernel::Auto: its table traffic per SpMV (a
+// destination per slot, the partial results written and read) is at most the CSR's bytes.
 template <class Scalar>
-bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p = {});
+bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p = hbp_device_params());
 
 }  // namespace kspmv::cuda
