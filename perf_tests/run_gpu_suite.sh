@@ -6,8 +6,8 @@
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-sweep,
-#                    hbp-profile,interop,multi (default: build,test,sanitize,bench,hbp; build implies
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
+#                    hbp-sweep,interop,multi (default: build,test,sanitize,bench,hbp; build implies
 #                    configure). Split the suite over several calls with e.g. SUITE_STEPS=build,
 #                    then test,sanitize, then bench. "multi" runs multi_gpu_bench and cg_bench on
 #                    every GPU; on a machine of one GPU, on two virtual devices of it (--devices
