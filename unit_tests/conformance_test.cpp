@@ -222,7 +222,9 @@ TEST_P(Conformance, ZooUpdateValuesKeepsTheKernelAndMatchesReference) {
     Operator<double> op(a, o);
     const auto x = random_vector<double>(a.ncols, 31);
     std::vector<double> y(a.nrows);
-    for (int r = 0; r < (o.autotune ? 40 : 1); ++r) op.apply(1.0, x.data(), 0.0, y.data());
+    do {  // until the autotuner has decided
+      op.apply(1.0, x.data(), 0.0, y.data());
+    } while (op.timings().tuning);
     const Kernel kernel = op.kernel();
     for (const bool device : {false, true}) {
       if (device && o.backend != Backend::Cuda) continue;

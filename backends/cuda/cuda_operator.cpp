@@ -307,6 +307,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     }  // streamed: full-overlap refills its host copy from wherever the values are
     for (auto& kernel : r.kernels) kernel->update_values(on_device, s);
     r.stream.synchronize();
+    refreshed_ = refreshed_ || r.kernels.size() > 1;
   }
 
   void synchronize() override {
@@ -454,15 +455,19 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     r_->kernels.clear();  // the stream is idle: apply synchronized it
     r_->kernels.push_back(std::move(keep));
     kernel_ = r_->kernels.front()->kernel();
-    if (!kernel_row<Scalar>(kernel_).uses_device_csr && !device_sourced_)
-      r_->a.reset();  // the kept kernel has a layout of its own
+    // The kept kernel has a layout of its own: the resident CSR goes, unless new values came
+    // while tuning (kspmv::Operator left its host copy of the old ones, since this operator
+    // transposed itself from the resident CSR then; it still does).
+    if (!kernel_row<Scalar>(kernel_).uses_device_csr && !device_sourced_ && !refreshed_)
+      r_->a.reset();
   }
 
   int device_;
   Ordinal m_, n_;
   Offset nnz_;
-  bool device_sourced_;  // built from a CSR on the device: it stays there
-  bool streamed_;        // full-overlap: the matrix stays in host memory
+  bool device_sourced_;     // built from a CSR on the device: it stays there
+  bool streamed_;           // full-overlap: the matrix stays in host memory
+  bool refreshed_ = false;  // update_values ran while autotuning
   Options options_;
   std::unique_ptr<Resources<Scalar>> r_;
   Tuner tuner_;  // Kernel::Auto with autotune: its candidates
