@@ -992,11 +992,20 @@ void check_hbp_launch(const HbpLaunch& l) {
                           std::to_string(l.registers));
 }
 
+namespace {
+// HBP's element offsets are 32-bit (its kernels' loops with them included, up to a step of a
+// slice past the last element): UnsupportedError for a matrix of more than kHbpMaxElements.
+void check_hbp_elements(Offset elements) {
+  if (elements > kHbpMaxElements)
+    throw UnsupportedError("hbp: " + std::to_string(elements) +
+                           " non-zeros; HBP's element offsets are 32-bit (at most " +
+                           std::to_string(kHbpMaxElements) + ")");
+}
+}  // namespace
+
 template <class Scalar>
 DeviceHbp<Scalar> DeviceHbp<Scalar>::upload(const HbpMatrix<Scalar>& h) {
-  if (h.nnz() > std::numeric_limits<DeviceOffset>::max())
-    throw UnsupportedError("hbp: " + std::to_string(h.nnz()) +
-                           " non-zeros; device offsets are 32-bit");
+  check_hbp_elements(h.nnz());
   DeviceHbp d;
   d.nrows = h.nrows, d.ncols = h.ncols, d.blocks = h.blocks();
   d.params = h.params, d.hash = h.hash;
@@ -1057,6 +1066,7 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
                                   const HbpHash* given, HbpReorder reorder,
                                   std::vector<DeviceOffset>* sources = nullptr) {
   check_hbp_params(p);
+  check_hbp_elements(a.nnz);
   const Ordinal N = p.block_rows, M = p.block_cols, m = a.m;
   const Ordinal C = static_cast<Ordinal>((static_cast<long long>(a.n) + M - 1) / M);
   DeviceHbp<Scalar> h;
@@ -1086,8 +1096,9 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
   // Second pass: each pair's first entry and block column; the pairs stably sorted by block
   // column give the schedule order (slot s holds pair[s], of block column key[s]).
   DeviceBuffer<DeviceOffset> first(std::size_t(S) + 1);
+  const auto nnz = static_cast<DeviceOffset>(a.nnz);  // checked: 32 bits
   KSPMV_CUDA_CHECK(
-      cudaMemcpy(first.data() + S, &a.nnz, sizeof(DeviceOffset), cudaMemcpyHostToDevice));
+      cudaMemcpy(first.data() + S, &nnz, sizeof(DeviceOffset), cudaMemcpyHostToDevice));
   DeviceBuffer<unsigned> key(S), key_alt(S);
   DeviceBuffer<Ordinal> pair(S), pair_alt(S);
   if (S > 0) {

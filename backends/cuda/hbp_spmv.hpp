@@ -11,6 +11,12 @@
 
 namespace kspmv::cuda {
 
+// The most non-zeros HBP takes on the GPU: its element offsets are 32-bit, and its loops step
+// past the last element by up to a slice (HbpLaunch::slice_nnz, 2048 by default) before they
+// stop, which must not wrap. A matrix of more (2^31 non-zeros or more among them) is refused
+// with UnsupportedError; the other CUDA kernels take it.
+inline constexpr Offset kHbpMaxElements = INT32_MAX - (Offset(1) << 20);
+
 // The arrays of HbpMatrix on the current device, begin_nnz narrowed to 32 bits.
 template <class Scalar>
 struct DeviceHbp {
