@@ -100,7 +100,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     o.devices = {args.device};
     const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
                               a.ncols};
-    auto op = cuda::make_operator(host, o);
+    auto op = cuda::make_operator(host, o, nullptr);
     do  // until the tuner has kept a kernel
       op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     while (op->timings().tuning);

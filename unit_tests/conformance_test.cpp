@@ -320,6 +320,9 @@ TEST(Registry, OperatorRefusesUnlistedKernelsAndResidencies) {
   Options streamed;  // the host backend has no streamed kernel
   streamed.residency = Residency::Streamed;
   EXPECT_THROW(Operator<double>(a, streamed), UnsupportedError);
+  Options automatic;  // residency does not apply on the host: auto (the default) is resident
+  EXPECT_EQ(automatic.residency, Residency::Auto);
+  EXPECT_EQ(Operator<double>(a, automatic).residency(), Residency::Resident);
   Options seg_on_two;  // the host emulation of several devices runs csr only
   seg_on_two.kernel = Kernel::Seg;
   seg_on_two.devices = {0, 1};

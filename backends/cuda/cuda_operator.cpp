@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <utility>
@@ -152,6 +153,15 @@ template <class Scalar>
 struct Source {
   CsrPointers<Scalar> host;              // row_ptr always; col and val unless device-only
   std::shared_ptr<DeviceCsr<Scalar>> a;  // set when the matrix arrived on the device
+  std::shared_ptr<const void> keep;      // owns the host arrays (a streamed matrix reads them)
+};
+
+// Where the matrix lives: resident, or streamed through a ring (`stream`); what it needs and
+// what the device gives, for messages.
+struct Placement {
+  bool streamed = false;
+  StreamConfig stream;
+  std::string need, budget;
 };
 
 // Resident: the matrix is uploaded once (DeviceCsr shared by the kernels). Streamed: it stays on
@@ -159,14 +169,16 @@ struct Source {
 template <class Scalar>
 class DeviceOperator final : public OperatorImpl<Scalar> {
  public:
-  DeviceOperator(int device, const Source<Scalar>& src, const Options& o, bool streamed)
+  DeviceOperator(int device, const Source<Scalar>& src, const Options& o,
+                 const Placement& placement)
       : device_(device),
         m_(src.host.m),
         n_(src.host.n),
         nnz_(src.host.m > 0 ? src.host.row_ptr[src.host.m] : 0),
         device_sourced_(src.a != nullptr),
-        streamed_(streamed),
-        options_(o) {
+        streamed_(placement.streamed),
+        options_(o),
+        keep_(src.keep) {
     const auto t0 = Clock::now();
     DeviceGuard guard(device_);
     r_ = std::make_unique<Resources<Scalar>>();
@@ -174,8 +186,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const CsrPointers<Scalar>& host = src.host;
     const bool device_only = src.a && host.col == nullptr;  // the entries are on the device only
     std::vector<const KernelRow<Scalar>*> chosen;
-    if (streamed) {
-      chosen.push_back(&kernel_row<Scalar>(Kernel::FullOverlap));
+    if (streamed_) {
+      r_->kernels.push_back(make_full_overlap(host, {}, placement.stream));
     } else if (o.kernel == Kernel::Auto && o.autotune) {
       for (const auto& row : kernel_table<Scalar>())
         if (row.info.autotune && !(device_only && row.info.reads_host_entries) &&
@@ -315,11 +327,13 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   }
 
   // With a resident CSR (which update_values keeps current): its transpose, built on the device
-  // (transpose.hpp). Kernels of their own layout only: nullptr (kspmv::Operator transposes the
-  // host matrix).
-  bool transposes_itself() const override { return r_->a != nullptr; }
+  // (transpose.hpp; a CSR of 64-bit offsets only when it came on the device, which then throws).
+  // Otherwise nullptr: kspmv::Operator transposes the host matrix.
+  bool transposes_itself() const override {
+    return r_->a != nullptr && (!r_->a->wide() || device_sourced_);
+  }
   std::unique_ptr<OperatorImpl<Scalar>> make_transpose() const override {
-    if (!r_->a) return nullptr;
+    if (!transposes_itself()) return nullptr;
     DeviceGuard guard(device_);
     Options o = options_;
     o.validate = false;
@@ -359,6 +373,9 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   }
 
   Kernel kernel() const override { return kernel_; }
+  Residency residency() const override {
+    return streamed_ ? Residency::Streamed : Residency::Resident;
+  }
   Timings timings() const override {
     if (pending_ && timed_) timings_.kernel_ms = timings_.total_ms = finish_timing();
     Timings t = timings_;
@@ -469,6 +486,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   bool streamed_;           // full-overlap: the matrix stays in host memory
   bool refreshed_ = false;  // update_values ran while autotuning
   Options options_;
+  std::shared_ptr<const void> keep_;  // the host arrays, outliving r_ (the destructor frees r_)
   std::unique_ptr<Resources<Scalar>> r_;
   Tuner tuner_;  // Kernel::Auto with autotune: its candidates
   Kernel kernel_ = Kernel::Auto;
@@ -479,23 +497,84 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   const Scalar* checked_y_ = nullptr;
 };
 
+// Device memory (bytes) an operator may plan on: the free memory of the current device, at most
+// options.device_memory_limit.
+std::size_t device_budget(const Options& o) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KSPMV_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return o.device_memory_limit > 0 ? std::min(free_bytes, o.device_memory_limit) : free_bytes;
+}
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+
+// Resident or streamed (Residency::Auto resolved), and the ring's memory when streamed: what the
+// device may give (device_budget) less the vectors.
+template <class Scalar>
+Placement place(const CsrPointers<Scalar>& a, const Options& o, bool streamed_kernel) {
+  const Offset nnz = a.nnz();
+  const double vectors = (double(a.m) + a.n) * sizeof(Scalar);
+  const double csr =
+      double(nnz) * (sizeof(Scalar) + sizeof(Ordinal)) +
+      (double(a.m) + 1) * (narrow_offsets(nnz) ? sizeof(DeviceOffset) : sizeof(Offset));
+  const std::size_t budget = device_budget(o);
+  const bool capped = o.device_memory_limit > 0 && o.device_memory_limit <= budget;
+  Placement p;
+  p.budget = gigabytes(double(budget)) +
+             (capped ? " allowed (Options::device_memory_limit)" : " free on the device");
+  p.need = "the matrix (" + std::to_string(nnz) + " non-zeros, " + gigabytes(csr) +
+           " as CSR) with its vectors (" + gigabytes(vectors) + ") needs " +
+           gigabytes(csr + vectors) + " resident";
+  const auto refuse = [&](const std::string& why) {
+    throw MemoryError(p.need + ", " + p.budget + why, static_cast<std::size_t>(csr + vectors),
+                      budget);
+  };
+  const bool automatic = o.residency == Residency::Auto;
+  // Auto chooses with 5% to spare for the kernels' plans; an explicit choice is held to the sizes.
+  p.streamed = streamed_kernel || o.residency == Residency::Streamed ||
+               (automatic && o.kernel == Kernel::Auto && 1.05 * csr + vectors > double(budget));
+  if (!p.streamed) {
+    if (csr + vectors > double(budget) && (automatic || capped))
+      refuse(automatic ? " (kernel '" + std::string(to_string(o.kernel)) +
+                             "' keeps it resident; kernel auto or full-overlap can stream it)"
+                       : "");
+    return p;
+  }
+  if (vectors >= double(budget)) refuse("; streamed, its vectors alone do not fit");
+  p.stream.device_bytes = budget - static_cast<std::size_t>(vectors);
+  return p;
+}
+
 }  // namespace
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
-                                                    const Options& options) {
+                                                    const Options& options,
+                                                    std::shared_ptr<const void> keep_alive) {
   const Kernel k = options.kernel;
-  const bool streamed =
-      options.residency == Residency::Streamed ||
-      (k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed);
-  if (streamed && k != Kernel::Auto && k != Kernel::FullOverlap) {
+  const bool streamed_kernel =
+      k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed;
+  if (options.residency == Residency::Streamed && k != Kernel::Auto && !streamed_kernel) {
     throw UnsupportedError(
         std::string("cuda backend: streamed residency runs full-overlap, not '") + to_string(k) +
         "'");
   }
+  if (options.residency == Residency::Resident && streamed_kernel)
+    throw UnsupportedError("cuda backend: full-overlap streams the matrix; it is never resident");
   const int device = checked_device(options);
-  return std::make_unique<DeviceOperator<Scalar>>(device, Source<Scalar>{host_matrix, nullptr},
-                                                  options, streamed);
+  DeviceGuard guard(device);
+  const Placement placement = place(host_matrix, options, streamed_kernel);
+  try {
+    return std::make_unique<DeviceOperator<Scalar>>(
+        device, Source<Scalar>{host_matrix, nullptr, std::move(keep_alive)}, options, placement);
+  } catch (const MemoryError& e) {  // the ring does not fit either
+    if (options.residency != Residency::Auto) throw;
+    throw MemoryError(placement.need + ", " + placement.budget + "; " + e.what(),
+                      e.requested_bytes(), e.available_bytes());
+  }
 }
 
 template <class Scalar>
@@ -520,7 +599,7 @@ template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
                                                   const Options& options) {
   const std::vector<Offset> row_ptr = download_row_ptr(*a);
-  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a};
+  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a, nullptr};
   std::vector<Ordinal> col;
   std::vector<Scalar> val;
   const Kernel k = options.kernel;
@@ -532,15 +611,17 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
     src.host.col = col.data();
     src.host.val = val.data();
   }
-  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, false);
+  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
 }
 
 }  // namespace
 
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<float>&,
-                                                            const Options&);
+                                                            const Options&,
+                                                            std::shared_ptr<const void>);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrPointers<double>&,
-                                                             const Options&);
+                                                             const Options&,
+                                                             std::shared_ptr<const void>);
 template std::unique_ptr<OperatorImpl<float>> make_operator(const DeviceCsrArrays<float>&,
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const DeviceCsrArrays<double>&,

@@ -59,7 +59,14 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 // is written; apply_device enqueues the kernel on the caller's stream and returns (events time
 // it unless the stream is being captured; timings() and synchronize() wait for it).
 // Residency::Streamed (or a kernel whose row is Streamed): the matrix stays on the host and is
-// streamed on every apply (CSR-Full-Overlap).
+// streamed on every apply (CSR-Full-Overlap) through a ring of device buffers sized to the device
+// memory kspmv may use (the device's free memory, at most options.device_memory_limit, less
+// the vectors). Residency::Auto: resident when the matrix with its vectors fits in that memory
+// (the CSR at its offset width, the vectors and 5% for the kernels' plans; always for an explicit
+// resident kernel), streamed otherwise. MemoryError naming the sizes when the matrix fits in
+// neither way, or when Residency::Resident needs more than options.device_memory_limit.
+// `keep_alive` owns host_matrix's arrays: a streamed matrix is read from them (pinned in place)
+// on every apply, so they must live as long as the operator.
 //
 // Kernel::Auto, options.autotune == false: analysis::auto_kernel of the row statistics.
 // Kernel::Auto, options.autotune == true: every row with autotune (and worth_timing) is a
@@ -68,10 +75,11 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 // kernel() names the kernel of the last apply. Explicit kernels ignore autotune.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
-                                                    const Options& options);
+                                                    const Options& options,
+                                                    std::shared_ptr<const void> keep_alive);
 
 // The same for a matrix already in the memory of options.devices[0] (cuda::adopt): kernels that
-// run on the CSR use it there; Kernel::Auto picks among them.
+// run on the CSR use it there; Kernel::Auto picks among them. It stays resident.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& device_matrix,
                                                     const Options& options);

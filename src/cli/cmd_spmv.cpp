@@ -54,9 +54,13 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         .field("backend", to_string(options.backend))
         .field("kernel_requested", to_string(options.kernel))
         .field("kernel", to_string(op.kernel()))
-        .field("residency", to_string(options.residency))
-        .key("devices")
-        .begin_array();
+        .field("residency_requested", to_string(options.residency))
+        .field("residency", to_string(op.residency()));
+    if (options.device_memory_limit > 0)
+      j.field("device_memory_cap_gb", options.device_memory_limit / 1e9);
+    else
+      j.key("device_memory_cap_gb").null();
+    j.key("devices").begin_array();
     for (int d : op.options().devices) j.value(d);
     j.end_array();
     if (multi) {
@@ -95,9 +99,13 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
     std::printf("matrix     %s: %d x %d, %lld non-zeros, %s\n", source.c_str(), a.nrows, a.ncols,
                 static_cast<long long>(a.nnz()), precision_name<Scalar>());
     std::printf(
-        "operator   backend %s, kernel %s (asked: %s), residency %s, preprocessing %.3f ms\n",
+        "operator   backend %s, kernel %s (asked: %s), residency %s (asked: %s), preprocessing "
+        "%.3f ms\n",
         to_string(options.backend), to_string(op.kernel()), to_string(options.kernel),
-        to_string(options.residency), ot.preprocess_ms);
+        to_string(op.residency()), to_string(options.residency), ot.preprocess_ms);
+    if (options.device_memory_limit > 0)
+      std::printf("memory     device memory capped at %.3g GB\n",
+                  options.device_memory_limit / 1e9);
     for (const TuneTrial& tr : ot.trials)
       std::printf("tuned      %s %s: median %.4f ms of %d runs%s\n", tr.choice.c_str(),
                   tr.candidate.c_str(), tr.median_ms, tr.runs, tr.kept ? " (kept)" : "");
@@ -130,7 +138,8 @@ int run(const ParsedArgs& args) {
   Options options;
   options.backend = parse_backend(args.text("backend", "host"));
   options.kernel = parse_kernel(args.text("kernel", "auto"));
-  options.residency = parse_residency(args.text("residency", "resident"));
+  options.residency = parse_residency(args.text("residency", "auto"));
+  options.device_memory_limit = device_memory_cap(args);
   options.autotune = args.flag("autotune");
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   options.partition = args.text("partition", options.partition);
@@ -150,7 +159,7 @@ Command spmv_command() {
                       "reference\n(output poisoned with NaN when beta is 0), then reports the "
                       "median time of --iters\napplies, the effective bandwidth and GFLOP/s. The "
                       "time is the kernel time, or the\nwhole apply when the matrix is streamed "
-                      "(--residency streamed, kernel\nfull-overlap). Exit status 1 when the "
+                      "(residency streamed, kernel\nfull-overlap). Exit status 1 when the "
                       "result is wrong.\n\n") +
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
@@ -161,7 +170,10 @@ Command spmv_command() {
       {"alpha", "A", "alpha (default 1)"},
       {"beta", "B", "beta (default 0)"},
       {"iters", "N", "timed applies (default 20)"},
-      {"residency", "resident|streamed", "where the matrix lives during apply (CUDA)"},
+      {"residency", "auto|resident|streamed",
+       "where the matrix lives during apply (CUDA; default auto: resident when it fits in the "
+       "device memory kspmv may use, streamed otherwise)"},
+      kDeviceMemoryCapOption,
       {"devices", "LIST", kDevicesHelp},
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},

@@ -283,6 +283,11 @@ Kernel Operator<Scalar>::kernel() const {
 }
 
 template <class Scalar>
+Residency Operator<Scalar>::residency() const {
+  return impl().residency();
+}
+
+template <class Scalar>
 Timings Operator<Scalar>::timings() const {
   const OperatorImpl<Scalar>& op = impl();
   return last_ ? last_->timings() : op.timings();

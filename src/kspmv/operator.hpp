@@ -201,6 +201,9 @@ class Operator {
   void synchronize();
 
   Kernel kernel() const;
+  // Where the matrix lives during apply: Options::residency with Auto resolved (Resident on the
+  // host backend).
+  Residency residency() const;
   const Options& options() const { return options_; }
   // The last apply's times (waits for it when it is still running on a device). Applies on
   // device vectors are timed only with Options::time_applies (kernel_ms and total_ms are 0

@@ -137,9 +137,11 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
 #ifdef KSPMV_HAVE_CUDA
   const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
                               a.ncols};
-  if (multi)  // the Views are shared: they keep the matrix alive while the partition is tuned
-    return cuda::make_multi_operator(p, std::make_shared<const CsrMatrix<Scalar>>(a), o);
-  return cuda::make_operator(p, o);
+  // The Views are shared: they keep the matrix alive while the partition is tuned, and while a
+  // streamed matrix is read from them.
+  auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
+  if (multi) return cuda::make_multi_operator(p, std::move(keep), o);
+  return cuda::make_operator(p, o, std::move(keep));
 #else
   throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif

@@ -47,6 +47,20 @@ std::vector<int> parse_devices(const std::string& list) {
   return devices;
 }
 
+const OptionSpec kDeviceMemoryCapOption = {
+    "device-memory-cap", "GB",
+    "the most device memory kspmv may use (10^9 bytes), as on a smaller GPU: residency auto "
+    "decides by it and a streamed matrix sizes its ring of buffers to it"};
+
+std::size_t device_memory_cap(const ParsedArgs& args) {
+  if (!args.has("device-memory-cap")) return 0;
+  const double gb = args.number("device-memory-cap", 0);
+  if (!(gb > 0) || gb > 1e9)
+    throw UsageError("--device-memory-cap: a positive number of GB, got " +
+                     args.text("device-memory-cap", ""));
+  return static_cast<std::size_t>(gb * 1e9);
+}
+
 std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback) {
   const std::string p = args.choice("precision", fallback, {"float", "double", "both"});
   return p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
@@ -146,8 +160,7 @@ Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, s
   const auto x = random_view<Scalar>(op.ncols(), seed);
   const auto y0 = random_view<Scalar>(op.nrows(), seed + 1);
   auto y = make_host_view<Scalar>("y", op.nrows());
-  const bool whole_apply =
-      op.options().residency == Residency::Streamed || op.kernel() == Kernel::FullOverlap;
+  const bool whole_apply = op.residency() == Residency::Streamed;
   std::vector<double> spmv_ms, apply_ms;
   for (int r = 0; r < runs; ++r) {
     Kokkos::deep_copy(y, y0);

@@ -13,10 +13,9 @@
 #include "kspmv/formats/csr.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "kspmv/operator.hpp"
+#include "tools/args.hpp"
 
 namespace kspmv::tools {
-
-class ParsedArgs;
 
 // True when stderr is a terminal (progress lines are shown only then).
 bool stderr_is_terminal();
@@ -36,6 +35,11 @@ void print_warnings(const std::string& source, const io::ReadReport& report);
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.
 std::vector<int> parse_devices(const std::string& list);
+
+// "--device-memory-cap GB" of the tool and the benchmarks: Options::device_memory_limit in bytes
+// (GB = 10^9 bytes; 0 when not given). Throws UsageError unless positive.
+std::size_t device_memory_cap(const ParsedArgs& args);
+extern const OptionSpec kDeviceMemoryCapOption;
 
 // `n` values uniform in [-1, 1) from a generator seeded with `seed`.
 template <class Scalar>
@@ -91,7 +95,7 @@ std::string utc_date();
 
 // Median over `runs` applies on random vectors; y is reset between runs outside the timing.
 // The time of one SpMV is the kernel time, or the whole apply when the matrix is streamed
-// (residency Streamed or kernel full-overlap: the matrix transfer is part of the SpMV).
+// (Operator::residency(): the matrix transfer is part of the SpMV).
 template <class Scalar>
 Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, std::uint64_t seed);
 

@@ -149,6 +149,8 @@ class OperatorImpl {
   virtual bool transposes_itself() const { return false; }
   // The kernel that runs (Kernel::Auto resolved).
   virtual Kernel kernel() const = 0;
+  // Where the matrix lives (Residency::Auto resolved; the host backend's is Resident).
+  virtual Residency residency() const { return Residency::Resident; }
   // The last apply's times; waits for that apply where it is still running.
   virtual Timings timings() const = 0;
 };

@@ -36,6 +36,7 @@ constexpr std::pair<Backend, const char*> kBackendNames[] = {
 constexpr std::pair<Residency, const char*> kResidencyNames[] = {
     {Residency::Resident, "resident"},
     {Residency::Streamed, "streamed"},
+    {Residency::Auto, "auto"},
 };
 }  // namespace
 

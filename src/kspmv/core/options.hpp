@@ -2,6 +2,7 @@
 // Kokkos-free so that the CUDA backend shares the names.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,10 @@ enum class Backend { Host, Cuda };
 enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
 #undef KSPMV_KERNEL_ENUMERATOR
 
-// Where the matrix lives during apply (DESIGN.md "Residency").
-enum class Residency { Resident, Streamed };
+// Where the matrix lives during apply (DESIGN.md "Residency"): uploaded once, streamed from host
+// memory on every apply, or Auto: resident when it fits in the device memory kspmv may use with
+// room for the vectors, streamed otherwise (the host backend has no device: Auto is resident).
+enum class Residency { Resident, Streamed, Auto };
 
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
 enum class Mode { NoTranspose, Transpose };
@@ -51,7 +54,7 @@ inline constexpr int kAllDevices = -1;
 struct Options {
   Backend backend = Backend::Host;
   Kernel kernel = Kernel::Auto;
-  Residency residency = Residency::Resident;
+  Residency residency = Residency::Auto;
   // CUDA device ids (repeats allowed: each entry is one device of the partition). More than one
   // entry runs the matrix partitioned over them (cuda::MultiDeviceSpmv; the host backend
   // emulates that many devices, host::MultiDeviceHost) with the settings below.
@@ -77,6 +80,11 @@ struct Options {
   // vectors are timed; the others leave kernel_ms and total_ms at 0. (Several devices: every
   // apply is timed, its events order the devices' streams anyway.)
   bool time_applies = false;
+  // The most device memory (bytes) a single-device CUDA operator plans to use for the matrix and
+  // its work buffers; 0: the free memory of the device. Residency::Auto decides by it, a
+  // streamed matrix sizes its ring of buffers to it, and a resident matrix that needs more is
+  // refused (MemoryError), so that a smaller GPU can be stood in for.
+  std::size_t device_memory_limit = 0;
   // The Operator checks the matrix in O(nnz) when it is built (sizes, a row pointer that starts at
   // 0 and never decreases, column indices in range) and throws InvalidArgument naming the first
   // bad row or entry. false: the caller has checked it (CsrMatrix::validate) and vouches for it.
