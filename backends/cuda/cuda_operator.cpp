@@ -156,12 +156,12 @@ struct Source {
   std::shared_ptr<const void> keep;      // owns the host arrays (a streamed matrix reads them)
 };
 
-// Where the matrix lives: resident, or streamed through a ring (`stream`); what it needs and
+// Where the matrix lives: resident, or streamed through a ring (`stream`); the matrix's sizes and
 // what the device gives, for messages.
 struct Placement {
   bool streamed = false;
   StreamConfig stream;
-  std::string need, budget;
+  std::string matrix, budget;
 };
 
 // Resident: the matrix is uploaded once (DeviceCsr shared by the kernels). Streamed: it stays on
@@ -523,27 +523,27 @@ Placement place(const CsrPointers<Scalar>& a, const Options& o, bool streamed_ke
   const std::size_t budget = device_budget(o);
   const bool capped = o.device_memory_limit > 0 && o.device_memory_limit <= budget;
   Placement p;
+  p.matrix = "the matrix (" + std::to_string(nnz) + " non-zeros: " + gigabytes(csr) + " as CSR, " +
+             gigabytes(vectors) + " of vectors)";
   p.budget = gigabytes(double(budget)) +
              (capped ? " allowed (Options::device_memory_limit)" : " free on the device");
-  p.need = "the matrix (" + std::to_string(nnz) + " non-zeros, " + gigabytes(csr) +
-           " as CSR) with its vectors (" + gigabytes(vectors) + ") needs " +
-           gigabytes(csr + vectors) + " resident";
-  const auto refuse = [&](const std::string& why) {
-    throw MemoryError(p.need + ", " + p.budget + why, static_cast<std::size_t>(csr + vectors),
-                      budget);
-  };
   const bool automatic = o.residency == Residency::Auto;
   // Auto chooses with 5% to spare for the kernels' plans; an explicit choice is held to the sizes.
   p.streamed = streamed_kernel || o.residency == Residency::Streamed ||
                (automatic && o.kernel == Kernel::Auto && 1.05 * csr + vectors > double(budget));
   if (!p.streamed) {
     if (csr + vectors > double(budget) && (automatic || capped))
-      refuse(automatic ? " (kernel '" + std::string(to_string(o.kernel)) +
-                             "' keeps it resident; kernel auto or full-overlap can stream it)"
-                       : "");
+      throw MemoryError("keeping " + p.matrix + " resident on the device, " + p.budget +
+                            (automatic ? "; kernel '" + std::string(to_string(o.kernel)) +
+                                             "' keeps it resident, auto or full-overlap can "
+                                             "stream it"
+                                       : ""),
+                        static_cast<std::size_t>(csr + vectors), budget);
     return p;
   }
-  if (vectors >= double(budget)) refuse("; streamed, its vectors alone do not fit");
+  if (vectors >= double(budget))
+    throw MemoryError("streaming " + p.matrix + ": its vectors alone exceed the " + p.budget,
+                      static_cast<std::size_t>(vectors), budget);
   p.stream.device_bytes = budget - static_cast<std::size_t>(vectors);
   return p;
 }
@@ -572,7 +572,8 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
         device, Source<Scalar>{host_matrix, nullptr, std::move(keep_alive)}, options, placement);
   } catch (const MemoryError& e) {  // the ring does not fit either
     if (options.residency != Residency::Auto) throw;
-    throw MemoryError(placement.need + ", " + placement.budget + "; " + e.what(),
+    throw MemoryError(placement.matrix + " fits neither resident (" + placement.budget +
+                          ") nor streamed through a ring of device buffers",
                       e.requested_bytes(), e.available_bytes());
   }
 }

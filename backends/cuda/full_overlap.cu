@@ -1,6 +1,7 @@
 #include "backends/cuda/full_overlap.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,9 +15,16 @@ namespace kspmv::cuda {
 
 namespace {
 
-// A copy lands at the same offset modulo 128 bytes as its source (copies to shifted
-// destinations measured 0.6-0.9% slower): a slot keeps this much room in front.
-constexpr Offset kAlignEntries = 32;
+// A copy lands at the same address modulo 128 bytes as its source (copies to shifted
+// destinations measured 0.6-0.9% slower): a slot keeps 128 bytes of room in front of each array.
+constexpr std::uintptr_t kCopyAlign = 128;
+constexpr Offset kAlignEntries = 32;  // 128 bytes of the narrowest entry (4 bytes)
+
+// Where in a slot array (a 256-byte-aligned device allocation) a copy from `src` starts.
+template <class T>
+Offset slot_shift(const T* src) {
+  return static_cast<Offset>(reinterpret_cast<std::uintptr_t>(src) % kCopyAlign / sizeof(T));
+}
 
 // Device bytes of a slot for a big batch of `nnz` non-zeros and `rows` rows.
 template <class S>
@@ -69,10 +77,9 @@ StreamPlan fitted_plan(const CsrPointers<S>& host, const BatchParams& params,
   const std::size_t least =
       plan_bytes<S>(sp) +
       config.slots * slot_bytes<S>(widest, std::max<Ordinal>(params.max_batch_rows, 1));
-  throw MemoryError("streaming the matrix (" + std::to_string(host.nnz()) +
-                        " non-zeros) through a ring of " + std::to_string(config.slots) +
-                        " device buffers needs at least " + std::to_string(least) +
-                        " bytes of device memory (its plan and slots of one batch)",
+  throw MemoryError("streaming a matrix of " + std::to_string(host.nnz()) +
+                        " non-zeros through a ring of " + std::to_string(config.slots) +
+                        " device buffers (its plan, and slots of one batch at least)",
                     least, limit);
 }
 
@@ -98,6 +105,7 @@ class FullOverlap final : public DeviceSpmv<S> {
     batches_d_ = DeviceBuffer<overlap::DeviceBatch<DeviceOffset>>(batches.size());
     batches_d_.upload(batches.data());
     long_rows_ = LongRowPath<S>(sp.long_rows);
+    slots_.reserve(config.slots);
     for (int s = 0; s < config.slots; ++s) slots_.emplace_back(sp.max_nnz, sp.max_rows);
   }
   ~FullOverlap() override {
@@ -125,18 +133,17 @@ class FullOverlap final : public DeviceSpmv<S> {
       Slot& slot = slots_[g % slots_.size()];
       if (slot.used) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cs, slot.consumed.get(), 0));
       const Offset nz0 = big.nnz_begin, nz1 = big.nnz_end;
-      const Offset shift = nz0 % kAlignEntries;
-      copy(slot.col.data() + shift, col_h_ + nz0, nz1 - nz0, cs);
-      copy(slot.val.data() + shift, val + nz0, nz1 - nz0, cs);
       const Offset r0 = slice_begin_[g], r1 = slice_begin_[g + 1];
-      const Offset row_shift = r0 % kAlignEntries;
-      copy(slot.rows.data() + row_shift, local_row_ptr_.data() + r0, r1 - r0, cs);
+      Ordinal* col = slot.col.data() + slot_shift(col_h_ + nz0);
+      S* v = slot.val.data() + slot_shift(val + nz0);
+      DeviceOffset* rows = slot.rows.data() + slot_shift(local_row_ptr_.data() + r0);
+      copy(col, col_h_ + nz0, nz1 - nz0, cs);
+      copy(v, val + nz0, nz1 - nz0, cs);
+      copy(rows, local_row_ptr_.data() + r0, r1 - r0, cs);
       slot.copied.record(cs);
 
       KSPMV_CUDA_CHECK(cudaStreamWaitEvent(stream, slot.copied.get(), 0));
-      const Ordinal* col = slot.col.data() + shift;
-      const S* v = slot.val.data() + shift;
-      const overlap::MatrixRefs<S, DeviceOffset> refs{slot.rows.data() + row_shift, col, v,
+      const overlap::MatrixRefs<S, DeviceOffset> refs{rows, col, v,
                                                       static_cast<DeviceOffset>(nz1 - nz0)};
       kernels_.run_batches(batches_d_.data() + big.batch_begin, big.batch_end - big.batch_begin,
                            refs, alpha, x, beta, y + big.row_begin, stream);
@@ -207,13 +214,13 @@ class FullOverlap final : public DeviceSpmv<S> {
   const Ordinal* col_h_;  // the caller's arrays, pinned in place
   const S* val_h_;
   PinnedBuffer<S> own_values_;  // from the first refresh on, in place of val_h_
-  PinnedRange col_pin_, val_pin_, rows_pin_;
   // The big batches and, per big batch (one entry more: the end of the last), its slice of
   // local_row_ptr_, long-row chunks and long rows to finish (stream_plan.hpp).
   std::vector<BigBatchInfo> big_;
   std::vector<Offset> slice_begin_;
   std::vector<Ordinal> chunk_begin_, finish_begin_;
   std::vector<DeviceOffset> local_row_ptr_;
+  PinnedRange col_pin_, val_pin_, rows_pin_;  // after the arrays: unpinned before they go
   overlap::Kernels<S, DeviceOffset> kernels_;
   DeviceBuffer<overlap::DeviceBatch<DeviceOffset>> batches_d_;
   LongRowPath<S> long_rows_;
