@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kspmv/core/error.hpp"
@@ -250,6 +251,47 @@ TYPED_TEST(GenTyped, EverySpecIsDeterministicPerSeed) {
     EXPECT_TRUE(same_matrix(a, from_spec<S>(spec))) << spec;
     EXPECT_TRUE(same_matrix(a, from_spec<S>(spec + ",seed=42"))) << spec << " (default seed)";
     EXPECT_FALSE(same_matrix(a, from_spec<S>(spec + ",seed=43"))) << spec;
+  }
+}
+
+// The generators run on the host threads (parallel_blocks): one thread and seven build the same
+// matrices, with several blocks of rows, edges and points each.
+TEST(GenSpec, OneThreadAndManyBuildTheSameMatrix) {
+  const std::vector<std::string> specs = {
+      "laplace2d:n=300",      "stencil7:n=40",
+      "stencil27:n=40",       "uniform:rows=100000,k=5",
+      "kron:scale=15,ef=8",   "rgg:scale=16",
+      "kmer:rows=200000",     "banded:n=100000,bw=3",
+      "fullchip:rows=100000", "laplace2d:n=300+longrows:count=5,len=30000"};
+  const char* before = std::getenv("KSPMV_THREADS");
+  const std::string saved = before ? before : "";
+  for (const auto& spec : specs) {
+    setenv("KSPMV_THREADS", "1", 1);
+    const auto one = from_spec<double>(spec);
+    setenv("KSPMV_THREADS", "7", 1);
+    const auto many = from_spec<double>(spec);
+    EXPECT_TRUE(same_matrix(one, many)) << spec;
+  }
+  if (before)
+    setenv("KSPMV_THREADS", saved.c_str(), 1);
+  else
+    unsetenv("KSPMV_THREADS");
+}
+
+// Progress: on the calling thread, in [0, 1], never decreasing, ending at 1.
+TEST(GenSpec, ProgressRisesToOneOnTheCallingThread) {
+  for (const std::string spec : {"banded:n=200000,bw=4", "kron:scale=15", "fullchip:rows=100000",
+                                 "uniform:rows=1e5,k=3+longrows:count=2,len=1e4"}) {
+    std::vector<double> seen;
+    const auto caller = std::this_thread::get_id();
+    const auto a = from_spec<float>(spec, [&](double f) {
+      EXPECT_EQ(std::this_thread::get_id(), caller);
+      seen.push_back(f);
+    });
+    ASSERT_FALSE(seen.empty()) << spec;
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << spec;
+    EXPECT_GE(seen.front(), 0.0) << spec;
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0) << spec;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -96,11 +97,21 @@ CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress, bool all
     print_warnings(source, report);
     return a;
   }
-  if (progress)
-    std::cerr << "kspmv: generating " << source.substr(prefix.size()) << " ..." << std::flush;
+  // On a terminal: "kspmv: generating SPEC: NN%" redrawn at most every 200 ms, then the time.
+  const std::string what = "kspmv: generating " + source.substr(prefix.size());
+  if (progress) std::cerr << what << " ..." << std::flush;
   const auto start = Clock::now();
-  auto a = gen::from_spec<Scalar>(source.substr(prefix.size()));
-  if (progress) std::cerr << " done (" << ms_since(start) / 1e3 << " s)\n";
+  double shown_ms = 0;
+  const auto show = [&](double fraction) {
+    const double now = ms_since(start);
+    if (now - shown_ms < 200) return;
+    shown_ms = now;
+    std::fprintf(stderr, "\r%s: %3.0f%%", what.c_str(), 100 * fraction);
+    std::fflush(stderr);
+  };
+  auto a = progress ? gen::from_spec<Scalar>(source.substr(prefix.size()), show)
+                    : gen::from_spec<Scalar>(source.substr(prefix.size()));
+  if (progress) std::cerr << "\r" << what << ": done (" << ms_since(start) / 1e3 << " s)\n";
   return a;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "kspmv/core/error.hpp"
 
@@ -69,6 +71,41 @@ void sample_sorted(Rng& rng, Offset k, Offset n, Ordinal* out) {
     if (static_cast<Offset>(rng.below(static_cast<std::uint64_t>(n - t))) < k - chosen)
       out[chosen++] = static_cast<Ordinal>(t);
   }
+}
+
+std::function<void(double)>& progress_sink() {
+  thread_local std::function<void(double)> sink;
+  return sink;
+}
+
+ProgressScope::ProgressScope(std::function<void(double)> progress)
+    : previous_(std::exchange(progress_sink(), std::move(progress))) {}
+
+ProgressScope::ProgressScope(double from, double to)
+    : ProgressScope(progress_sink() ? std::function<void(double)>(
+                                          [outer = progress_sink(), from, to](double x) {
+                                            outer(from + x * (to - from));
+                                          })
+                                    : std::function<void(double)>()) {}
+
+ProgressScope::~ProgressScope() {
+  progress_sink() = std::move(previous_);
+}
+
+void inclusive_scan(Offset* v, std::int64_t n) {
+  // Block sums in parallel, their scan, then each block offset by those before it.
+  const std::int64_t blocks = (n + kGrain - 1) / kGrain;
+  std::vector<Offset> sums(static_cast<std::size_t>(blocks) + 1, 0);
+  parallel_blocks(n, kGrain, [&](std::int64_t b, std::int64_t e) {
+    Offset s = 0;
+    for (std::int64_t i = b; i < e; ++i) s += v[i], v[i] = s;
+    sums[b / kGrain + 1] = s;
+  });
+  for (std::int64_t k = 0; k < blocks; ++k) sums[k + 1] += sums[k];
+  parallel_blocks(n, kGrain, [&](std::int64_t b, std::int64_t e) {
+    const Offset before = sums[b / kGrain];
+    for (std::int64_t i = b; i < e; ++i) v[i] += before;
+  });
 }
 
 void require(bool ok, const std::string& what, const std::string& message) {

@@ -3,11 +3,13 @@
 //
 // Every generator returns a CSR with sorted columns and no duplicates, is deterministic per
 // seed and independent of the number of threads (each row, edge or point draws from its own
-// counter-based random stream), and builds the CSR directly: row lengths first, then the rows.
-// Float and double are instantiated. Invalid sizes throw InvalidArgument.
+// counter-based random stream), and builds the CSR directly: row lengths first, then the rows,
+// on every core (host_threads(): std::threads, whatever Kokkos' host backend). Float and
+// double are instantiated. Invalid sizes throw InvalidArgument.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "kspmv/formats/csr.hpp"
@@ -65,8 +67,10 @@ template <class S>
 CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed);
 
 // Builds the matrix a spec names (grammar in spec_help()); InvalidArgument says what is wrong.
+// `progress`, when given, is called on the calling thread with the fraction done (in [0, 1],
+// non-decreasing) as the generator goes; the library prints nothing itself.
 template <class S>
-CsrMatrix<S> from_spec(const std::string& spec);
+CsrMatrix<S> from_spec(const std::string& spec, const std::function<void(double)>& progress = {});
 
 // The spec grammar and the families, for --help.
 std::string spec_help();

@@ -165,8 +165,8 @@ CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed) {
   // The base has about 7.5 entries per row (1 + 2..11 extra, few duplicates) and stays alive
   // while the long rows (at most 2 * rows / 1.3 entries) are planted into a copy.
   const double base_nnz = 7.5 * rows;
-  detail::require_memory("fullchip_like", rows, rows, base_nnz + 2.0 * rows / 1.3, false,
-                         sizeof(S), 8.0 * (rows + 1.0) + base_nnz * (sizeof(Ordinal) + sizeof(S)));
+  detail::require_memory("fullchip_like", rows, rows, base_nnz + 2.0 * rows / 1.3, false, sizeof(S),
+                         8.0 * (rows + 1.0) + base_nnz * (sizeof(Ordinal) + sizeof(S)));
   // Row i: the diagonal and 2..11 more columns, each within +-32 of i or anywhere (even odds).
   auto columns = [=](Ordinal i, Ordinal* out) {
     Rng rng(seed, static_cast<std::uint64_t>(i));
@@ -193,8 +193,12 @@ CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed) {
     Rng rng(seed ^ 0xF0C4, static_cast<std::uint64_t>(i));
     for (int j = 0; j < len; ++j) col[j] = buf[j], val[j] = rng.value<S>();
   };
-  const auto base = build_csr<S>(rows, rows, length, fill);
+  const auto base = [&] {
+    const detail::ProgressScope part(0.0, 0.5);
+    return build_csr<S>(rows, rows, length, fill);
+  }();
   const auto longest = std::max<Ordinal>(1, static_cast<Ordinal>(rows / 1.3));
+  const detail::ProgressScope part(0.5, 1.0);
   return with_long_rows(base, std::min<Ordinal>(8, rows), longest, detail::hash(seed, 0xF011));
 }
 

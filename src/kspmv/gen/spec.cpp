@@ -1,7 +1,9 @@
 // The one-string matrix spec of the CLI and the benchmarks: parsing and dispatch.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,7 +134,8 @@ class Parser {
 }  // namespace
 
 template <class S>
-CsrMatrix<S> from_spec(const std::string& spec) {
+CsrMatrix<S> from_spec(const std::string& spec, const std::function<void(double)>& progress) {
+  const detail::ProgressScope scope(progress);
   Parser p(spec);
   if (spec.empty()) p.fail("empty spec");
   const auto plus = spec.find('+');
@@ -181,6 +184,8 @@ CsrMatrix<S> from_spec(const std::string& spec) {
     return keys.count(k) ? get(k, lo, hi) : def;
   };
 
+  std::optional<detail::ProgressScope> base_part;  // with long rows planted after it
+  if (plus != std::string::npos) base_part.emplace(0.0, 0.7);
   CsrMatrix<S> a;
   if (name == "laplace2d") {
     if (keys.count("n") && (keys.count("nx") || keys.count("ny")))
@@ -215,6 +220,8 @@ CsrMatrix<S> from_spec(const std::string& spec) {
   }
 
   if (plus == std::string::npos) return a;
+  base_part.reset();
+  const detail::ProgressScope planting(0.7, 1.0);
   for (const auto& [k, v] : lr_keys)
     if (k != "count" && k != "len")
       p.fail("unknown key '" + printable(k) + "' for longrows (count, len, seed)");
@@ -246,7 +253,8 @@ std::string spec_help() {
   return h;
 }
 
-template CsrMatrix<float> from_spec<float>(const std::string&);
-template CsrMatrix<double> from_spec<double>(const std::string&);
+template CsrMatrix<float> from_spec<float>(const std::string&, const std::function<void(double)>&);
+template CsrMatrix<double> from_spec<double>(const std::string&,
+                                             const std::function<void(double)>&);
 
 }  // namespace kspmv::gen

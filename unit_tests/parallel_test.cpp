@@ -1,0 +1,103 @@
+// The host threads of the library's large loops (kspmv/core/parallel.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kspmv/core/parallel.hpp"
+
+namespace kspmv::test {
+namespace {
+
+// Sets KSPMV_THREADS for the life of the object.
+class Threads {
+ public:
+  explicit Threads(const char* value) {
+    const char* before = std::getenv("KSPMV_THREADS");
+    had_ = before != nullptr;
+    if (had_) saved_ = before;
+    setenv("KSPMV_THREADS", value, 1);
+  }
+  ~Threads() {
+    if (had_)
+      setenv("KSPMV_THREADS", saved_.c_str(), 1);
+    else
+      unsetenv("KSPMV_THREADS");
+  }
+
+ private:
+  bool had_ = false;
+  std::string saved_;
+};
+
+TEST(ParallelBlocks, CoversEveryItemOnceInBlocksOfTheGrain) {
+  for (const char* threads : {"1", "3", "16"}) {
+    const Threads t(threads);
+    EXPECT_EQ(host_threads(), std::atoi(threads));
+    for (const std::int64_t n : {0, 1, 99, 100, 101, 12345}) {
+      std::vector<std::atomic<int>> hits(n);
+      std::atomic<int> bad_blocks{0};
+      parallel_blocks(n, 100, [&](std::int64_t b, std::int64_t e) {
+        if (b % 100 != 0 || e - b > 100 || e > n || e <= b) ++bad_blocks;
+        for (std::int64_t i = b; i < e; ++i) ++hits[i];
+      });
+      EXPECT_EQ(bad_blocks, 0) << n;
+      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "item " << i << " of " << n;
+    }
+  }
+}
+
+TEST(ParallelBlocks, RunsOnSeveralThreadsAndReportsProgressOnTheCaller) {
+  const Threads t("4");
+  std::vector<std::thread::id> ids(64);
+  std::vector<double> progress;
+  const auto caller = std::this_thread::get_id();
+  parallel_blocks(
+      64, 1,
+      [&](std::int64_t b, std::int64_t) {
+        ids[b] = std::this_thread::get_id();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      },
+      [&](double f) {
+        EXPECT_EQ(std::this_thread::get_id(), caller);
+        progress.push_back(f);
+      });
+  std::sort(ids.begin(), ids.end());
+  EXPECT_GT(std::unique(ids.begin(), ids.end()) - ids.begin(), 1);
+  ASSERT_FALSE(progress.empty());
+  EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
+  EXPECT_GT(progress.front(), 0.0);
+  EXPECT_LE(progress.back(), 1.0);
+}
+
+TEST(ParallelBlocks, RethrowsTheFirstErrorOnceEveryThreadStopped) {
+  const Threads t("4");
+  std::atomic<int> running{0}, after{0};
+  EXPECT_THROW(parallel_blocks(1000, 1,
+                               [&](std::int64_t b, std::int64_t) {
+                                 ++running;
+                                 if (b == 10) throw std::runtime_error("block 10");
+                                 --running;
+                               }),
+               std::runtime_error);
+  after = running.load();
+  EXPECT_EQ(after, 1);  // only the block that threw did not finish; none still runs
+}
+
+TEST(ParallelBlocks, FetchAddIsAtomicAcrossThreads) {
+  const Threads t("8");
+  std::int64_t counter = 0;
+  parallel_blocks(100000, 10, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) fetch_add(&counter, 1);
+  });
+  EXPECT_EQ(counter, 100000);
+}
+
+}  // namespace
+}  // namespace kspmv::test
