@@ -13,6 +13,7 @@
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
+#include "thread_count.hpp"
 
 namespace kspmv::gen {
 namespace {
@@ -263,19 +264,14 @@ TEST(GenSpec, OneThreadAndManyBuildTheSameMatrix) {
       "kron:scale=15,ef=8",   "rgg:scale=16",
       "kmer:rows=200000",     "banded:n=100000,bw=3",
       "fullchip:rows=100000", "laplace2d:n=300+longrows:count=5,len=30000"};
-  const char* before = std::getenv("KSPMV_THREADS");
-  const std::string saved = before ? before : "";
   for (const auto& spec : specs) {
-    setenv("KSPMV_THREADS", "1", 1);
-    const auto one = from_spec<double>(spec);
-    setenv("KSPMV_THREADS", "7", 1);
-    const auto many = from_spec<double>(spec);
-    EXPECT_TRUE(same_matrix(one, many)) << spec;
+    const auto one = [&] {
+      const test::ThreadCount t(1);
+      return from_spec<double>(spec);
+    }();
+    const test::ThreadCount t(7);
+    EXPECT_TRUE(same_matrix(one, from_spec<double>(spec))) << spec;
   }
-  if (before)
-    setenv("KSPMV_THREADS", saved.c_str(), 1);
-  else
-    unsetenv("KSPMV_THREADS");
 }
 
 // Progress: on the calling thread, in [0, 1], never decreasing, ending at 1.

@@ -6,39 +6,18 @@
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
-#include <string>
 #include <thread>
 #include <vector>
 
 #include "kspmv/core/parallel.hpp"
+#include "thread_count.hpp"
 
 namespace kspmv::test {
 namespace {
 
-// Sets KSPMV_THREADS for the life of the object.
-class Threads {
- public:
-  explicit Threads(const char* value) {
-    const char* before = std::getenv("KSPMV_THREADS");
-    had_ = before != nullptr;
-    if (had_) saved_ = before;
-    setenv("KSPMV_THREADS", value, 1);
-  }
-  ~Threads() {
-    if (had_)
-      setenv("KSPMV_THREADS", saved_.c_str(), 1);
-    else
-      unsetenv("KSPMV_THREADS");
-  }
-
- private:
-  bool had_ = false;
-  std::string saved_;
-};
-
 TEST(ParallelBlocks, CoversEveryItemOnceInBlocksOfTheGrain) {
   for (const char* threads : {"1", "3", "16"}) {
-    const Threads t(threads);
+    const ThreadCount t(std::atoi(threads));
     EXPECT_EQ(host_threads(), std::atoi(threads));
     for (const std::int64_t n : {0, 1, 99, 100, 101, 12345}) {
       std::vector<std::atomic<int>> hits(n);
@@ -54,7 +33,7 @@ TEST(ParallelBlocks, CoversEveryItemOnceInBlocksOfTheGrain) {
 }
 
 TEST(ParallelBlocks, RunsOnSeveralThreadsAndReportsProgressOnTheCaller) {
-  const Threads t("4");
+  const ThreadCount t(4);
   std::vector<std::thread::id> ids(64);
   std::vector<double> progress;
   const auto caller = std::this_thread::get_id();
@@ -77,7 +56,7 @@ TEST(ParallelBlocks, RunsOnSeveralThreadsAndReportsProgressOnTheCaller) {
 }
 
 TEST(ParallelBlocks, RethrowsTheFirstErrorOnceEveryThreadStopped) {
-  const Threads t("4");
+  const ThreadCount t(4);
   std::atomic<int> running{0}, after{0};
   EXPECT_THROW(parallel_blocks(1000, 1,
                                [&](std::int64_t b, std::int64_t) {
@@ -91,12 +70,25 @@ TEST(ParallelBlocks, RethrowsTheFirstErrorOnceEveryThreadStopped) {
 }
 
 TEST(ParallelBlocks, FetchAddIsAtomicAcrossThreads) {
-  const Threads t("8");
+  const ThreadCount t(8);
   std::int64_t counter = 0;
   parallel_blocks(100000, 10, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i) fetch_add(&counter, 1);
   });
   EXPECT_EQ(counter, 100000);
+}
+
+TEST(ParallelBlocks, InclusiveScanMatchesTheSerialSum) {
+  for (const char* threads : {"1", "5"}) {
+    const ThreadCount t(std::atoi(threads));
+    for (const std::int64_t n : {0, 1, 65535, 65536, 65537, 300001}) {
+      std::vector<std::int64_t> v(n), want(n);
+      std::int64_t sum = 0;
+      for (std::int64_t i = 0; i < n; ++i) v[i] = (i * 7919) % 13 - 3, want[i] = sum += v[i];
+      inclusive_scan(v.data(), n);
+      EXPECT_EQ(v, want) << n << " items on " << threads << " threads";
+    }
+  }
 }
 
 }  // namespace

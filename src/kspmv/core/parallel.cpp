@@ -54,6 +54,28 @@ void parallel_blocks(std::int64_t n, std::int64_t grain,
   work(true);
   for (std::thread& t : pool) t.join();
   if (error) std::rethrow_exception(error);
+  if (progress) progress(1.0);
+}
+
+void inclusive_scan(std::int64_t* v, std::int64_t n) {
+  // Block sums in parallel, their scan, then each block offset by the blocks before it.
+  constexpr std::int64_t kGrain = std::int64_t(1) << 16;
+  const std::int64_t blocks = (n + kGrain - 1) / kGrain;
+  if (blocks <= 1) {
+    for (std::int64_t i = 1; i < n; ++i) v[i] += v[i - 1];
+    return;
+  }
+  std::vector<std::int64_t> sums(static_cast<std::size_t>(blocks) + 1, 0);
+  parallel_blocks(n, kGrain, [&](std::int64_t b, std::int64_t e) {
+    std::int64_t s = 0;
+    for (std::int64_t i = b; i < e; ++i) s += v[i], v[i] = s;
+    sums[b / kGrain + 1] = s;
+  });
+  for (std::int64_t k = 0; k < blocks; ++k) sums[k + 1] += sums[k];
+  parallel_blocks(n, kGrain, [&](std::int64_t b, std::int64_t e) {
+    const std::int64_t before = sums[b / kGrain];
+    for (std::int64_t i = b; i < e; ++i) v[i] += before;
+  });
 }
 
 }  // namespace kspmv

@@ -17,10 +17,14 @@ int host_threads();
 // among them), and returns when every block is done. A loop of one block runs on the calling
 // thread alone. The first exception a body throws is rethrown once every thread has stopped (the
 // blocks not started by then are skipped). `progress`, when given, is called on the calling
-// thread after each block it finishes, with the fraction of the blocks finished.
+// thread after each block it finishes, with the fraction of the blocks finished, and with 1 at
+// the end.
 void parallel_blocks(std::int64_t n, std::int64_t grain,
                      const std::function<void(std::int64_t, std::int64_t)>& body,
                      const std::function<void(double)>& progress = {});
+
+// Inclusive prefix sum of v[0, n) in place, on the host threads.
+void inclusive_scan(std::int64_t* v, std::int64_t n);
 
 // Atomic increment of plain memory that such loops share; returns the value before.
 inline std::int64_t fetch_add(std::int64_t* p, std::int64_t v) {

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 #include <utility>
-#include <vector>
 
 #include "kspmv/core/error.hpp"
 
@@ -90,22 +89,6 @@ ProgressScope::ProgressScope(double from, double to)
 
 ProgressScope::~ProgressScope() {
   progress_sink() = std::move(previous_);
-}
-
-void inclusive_scan(Offset* v, std::int64_t n) {
-  // Block sums in parallel, their scan, then each block offset by those before it.
-  const std::int64_t blocks = (n + kGrain - 1) / kGrain;
-  std::vector<Offset> sums(static_cast<std::size_t>(blocks) + 1, 0);
-  parallel_blocks(n, kGrain, [&](std::int64_t b, std::int64_t e) {
-    Offset s = 0;
-    for (std::int64_t i = b; i < e; ++i) s += v[i], v[i] = s;
-    sums[b / kGrain + 1] = s;
-  });
-  for (std::int64_t k = 0; k < blocks; ++k) sums[k + 1] += sums[k];
-  parallel_blocks(n, kGrain, [&](std::int64_t b, std::int64_t e) {
-    const Offset before = sums[b / kGrain];
-    for (std::int64_t i = b; i < e; ++i) v[i] += before;
-  });
 }
 
 void require(bool ok, const std::string& what, const std::string& message) {

@@ -127,9 +127,6 @@ void require(bool ok, const std::string& what, const std::string& message);
 void require_memory(const std::string& what, Offset m, Offset n, double nnz, bool exact,
                     std::size_t scalar_bytes, double work_bytes = 0);
 
-// Inclusive prefix sum of v[0, n) in place.
-void inclusive_scan(Offset* v, std::int64_t n);
-
 // Builds an m x n CSR in two passes over rows on the host threads: length(i) gives row i's
 // non-zero count, fill(i, cols, vals) writes exactly that many sorted entries. Both must be
 // pure functions of i so that the result does not depend on the number of threads. Progress:

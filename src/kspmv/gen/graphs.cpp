@@ -18,7 +18,7 @@ namespace {
 void exclusive_scan(const HostView<Offset>& counts, const HostView<Offset>& starts) {
   starts(0) = 0;
   std::copy(counts.data(), counts.data() + counts.extent(0), starts.data() + 1);
-  detail::inclusive_scan(starts.data() + 1, static_cast<std::int64_t>(counts.extent(0)));
+  inclusive_scan(starts.data() + 1, static_cast<std::int64_t>(counts.extent(0)));
 }
 
 // Zeroes a host view on the host threads.
