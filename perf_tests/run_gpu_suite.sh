@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The GPU suite: build with CUDA, unit tests (GPU tests must run, not skip), compute-sanitizer
 # memcheck and racecheck over the CUDA tests on small matrices, spmv_bench and its plot, hbp_bench,
-# and on a machine with several GPUs multi_gpu_bench and cg_bench.
+# on a machine with several GPUs multi_gpu_bench and cg_bench, and the runs beyond 2^31
+# non-zeros and beyond the device's memory.
 #
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
 #   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
-#                    hbp-sweep,interop,multi (default: build,test,sanitize,bench,hbp; build implies
-#                    configure). Split the suite over several calls with e.g. SUITE_STEPS=build,
-#                    then test,sanitize, then bench. "multi" runs multi_gpu_bench and cg_bench on
+#                    hbp-sweep,interop,multi,large,beyond,hugetest,gen,read,compare (default:
+#                    build,test,sanitize,bench,hbp; build implies configure). Split the suite over
+#                    several calls with e.g. SUITE_STEPS=build, then test,sanitize, then bench
+#                    (each well under 10 minutes). "multi" runs multi_gpu_bench and cg_bench on
 #                    every GPU; on a machine of one GPU, on two virtual devices of it (--devices
 #                    0,0, which MULTI_ARGS / CG_ARGS may override): multi_gpu_bench's rows carry
 #                    the set-up in single-GPU SpMVs and the cost model's prediction for two GPUs,
@@ -25,6 +27,21 @@
 #                    "stress" runs stress_check (every CUDA kernel STRESS_RUNS times, default
 #                    1000, on every matrix, each result checked), then once per kernel and matrix
 #                    under compute-sanitizer synccheck and initcheck (stress_sanitizer.log).
+#                    "test" leaves out CudaHuge (2^31 non-zeros, minutes): "hugetest" runs it.
+#                    "large": spmv_bench --large on LARGE_RESIDENT (default a band of 2.15e9
+#                    non-zeros, 25.8 GB in double; kernels LARGE_KERNELS, default
+#                    auto,csr-vector,cusparse) into large/resident, and on LARGE_STREAMED (default
+#                    stencil27:n=498, 3.3e9 non-zeros, 39.8 GB in double) under a device memory
+#                    cap of LARGE_CAP_GB (default 16) into large/streamed (over_h2d: streamed time
+#                    over the bare pinned copy). "beyond": BEYOND (default stencil27:n=640, 84.7 GB
+#                    in double) uncapped, larger than an 80 GB GPU, into beyond/ (10 rounds), when
+#                    the host has the memory (the log says so otherwise). "gen": gen_bench
+#                    GEN_ARGS (default --nnz 1e9) into gen/. "read": mm_read_bench on a READ_MB
+#                    (default 4000) MB file, one thread then all, into gen/. "compare": spmv_bench
+#                    of the sources in BASE_SRC (a directory; or BASE_REF, a git ref exported
+#                    when the repository has its history) built in BUILD_DIR-base, then of this
+#                    tree, with BENCH_ARGS, into compare/{base,new}; perf_tests/compare_bench.py
+#                    lists every row's time over the base's (compare/compare.txt).
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
@@ -37,8 +54,10 @@
 # Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
 # from those packages unpacked (dpkg -x) into .prefix/. Results (at most 7 files) go flat into
 # RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.{csv,json}, summary.json, speedup.png; hbp/
-# (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench). The last
-# line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
+# (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench);
+# large/{resident,streamed}/ and beyond/ (spmv_bench --large: spmv_bench.{csv,json},
+# summary.json); gen/ (gen_bench.json, mm_read_*.json); compare/ (base/, new/, compare.txt). The
+# last line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
 set -euo pipefail
 
 RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
@@ -123,7 +142,7 @@ fi
 
 if want test; then
   STEP=test
-  run "$TESTS" --gtest_color=no
+  run "$TESTS" --gtest_color=no --gtest_filter='-CudaHuge*'  # the hugetest step runs those
   if grep -q "no CUDA device" "$LOG"; then fail "GPU tests skipped although a GPU is present"; fi
   grep "not built yet" "$LOG" | sort -u | sed 's/^/  skipped: /' | tee -a "$LOG" >&2 || true
   STEP=ctest
@@ -134,7 +153,7 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*'
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*'
   for tool in memcheck racecheck; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
@@ -259,6 +278,90 @@ if want multi; then
     run python3 "$REPO/perf_tests/plot_multi_gpu.py" "$RESULTS/multi/multi_gpu_bench.csv" \
       "$RESULTS/cg/cg_bench.csv" "$RESULTS/multi/multi_gpu.png"
   fi
+fi
+
+# Host memory available now, in GB.
+available_gb() { awk '/MemAvailable/ {printf "%d", $2 / 1e6}' /proc/meminfo; }
+
+# spmv_bench --large on one generated matrix in double: large_run OUT_SUBDIR SPEC [ARGS...]
+large_run() {
+  local out=$RESULTS/$1 spec=$2
+  shift 2
+  mkdir -p "$out"
+  log "+ spmv_bench --large --gen $spec --precision double --no-default-gen $* --out $out"
+  "$BUILD/perf_tests/spmv_bench" --large --gen "$spec" --precision double --no-default-gen \
+    --no-autotune "$@" --out "$out" 2>>"$LOG" | tee -a "$LOG"
+}
+
+if want large; then
+  STEP=large
+  large_run large/resident "${LARGE_RESIDENT:-banded:n=16650000,bw=64}" \
+    --kernels "${LARGE_KERNELS:-auto,csr-vector,cusparse}"
+  large_run large/streamed "${LARGE_STREAMED:-stencil27:n=498}" \
+    --device-memory-cap "${LARGE_CAP_GB:-16}"
+fi
+
+if want beyond; then
+  STEP=beyond
+  if (($(available_gb) >= ${BEYOND_HOST_GB:-100})); then
+    large_run beyond "${BEYOND:-stencil27:n=640}" --reps 10
+  else
+    log "beyond: skipped, ${BEYOND:-stencil27:n=640} needs ${BEYOND_HOST_GB:-100} GB of host memory, $(available_gb) GB available"
+  fi
+fi
+
+if want hugetest; then
+  STEP=hugetest
+  run "$TESTS" --gtest_color=no --gtest_filter='CudaHuge*'
+  grep -A1 "CudaHuge.*" "$LOG" | grep -i "skipped\|needs" | sed 's/^/  /' | tee -a "$LOG" >&2 || true
+fi
+
+if want gen; then
+  STEP=gen
+  mkdir -p "$RESULTS/gen"
+  read -r -a extra <<<"${GEN_ARGS:---nnz 1e9}"
+  log "+ gen_bench ${extra[*]} --json > gen/gen_bench.json"
+  "$BUILD/perf_tests/gen_bench" "${extra[@]}" --json >"$RESULTS/gen/gen_bench.json" 2>>"$LOG"
+  cat "$RESULTS/gen/gen_bench.json" >>"$LOG"
+fi
+
+if want read; then
+  STEP="read"
+  mkdir -p "$RESULTS/gen"
+  for threads in 1 "$JOBS"; do
+    log "+ KSPMV_THREADS=$threads mm_read_bench --mb ${READ_MB:-4000} --no-gzip --json"
+    KSPMV_THREADS=$threads "$BUILD/perf_tests/mm_read_bench" --mb "${READ_MB:-4000}" --no-gzip \
+      --json >"$RESULTS/gen/mm_read_$threads.json" 2>>"$LOG"
+    cat "$RESULTS/gen/mm_read_$threads.json" >>"$LOG"
+  done
+fi
+
+if want compare; then
+  STEP=compare
+  BASE=${BASE_SRC:-}
+  if [[ -z $BASE ]]; then
+    git -C "$REPO" rev-parse --verify "${BASE_REF:-main}" >/dev/null 2>&1 ||
+      fail "compare: no BASE_SRC, and no git ref ${BASE_REF:-main} in $REPO"
+    BASE=$BUILD-base-src
+    rm -rf "$BASE" && mkdir -p "$BASE"
+    git -C "$REPO" archive "${BASE_REF:-main}" | tar -x -C "$BASE"
+  fi
+  run cmake -S "$BASE" -B "$BUILD-base" "${CMAKE_ARGS[@]}"
+  run cmake --build "$BUILD-base" -j "$JOBS" --target spmv_bench
+  read -r -a extra <<<"${BENCH_ARGS:-}"
+  args=()
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  for side in base new; do
+    bin=$BUILD/perf_tests/spmv_bench
+    [[ $side == base ]] && bin=$BUILD-base/perf_tests/spmv_bench
+    mkdir -p "$RESULTS/compare/$side"
+    log "+ ($side) spmv_bench ${args[*]} ${extra[*]:-} --out compare/$side"
+    "$bin" "${args[@]}" "${extra[@]}" --out "$RESULTS/compare/$side" 2>>"$LOG" >/dev/null
+  done
+  log "+ compare_bench.py compare/base/spmv_bench.json compare/new/spmv_bench.json"
+  python3 "$REPO/perf_tests/compare_bench.py" "$RESULTS/compare/base/spmv_bench.json" \
+    "$RESULTS/compare/new/spmv_bench.json" >"$RESULTS/compare/compare.txt"
+  tail -n 15 "$RESULTS/compare/compare.txt" | tee -a "$LOG" >&2
 fi
 
 trap - ERR

@@ -9,7 +9,10 @@
 // timed in the same rounds as Full-Overlap itself. Writes
 // spmv_bench.csv, spmv_bench.json and summary.json into --out. The row "auto-tuned" is an
 // Operator with Kernel::Auto and Options::autotune: after its tuning calls, the median kernel
-// time of the kernel it kept.
+// time of the kernel it kept. --large: matrices beyond a device's memory or 2^31 non-zeros, one
+// CUDA operator each (the residency it chooses under --device-memory-cap): a streamed one timed
+// against the bare copy of its bytes from pinned memory in the same rounds (over_h2d), every
+// result checked on sampled rows (a full reference of 40 GB costs too much).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -50,6 +54,10 @@ struct Args {  // read_args() sets every field
   std::vector<int> vector_sizes;  // extra CSR-Vector rows with a fixed vector size
   bool autotune = false;
   int reps = 0, device = 0;
+  bool large = false;  // one operator per matrix (bench_large)
+  Residency residency = Residency::Auto;
+  std::size_t cap = 0;  // Options::device_memory_limit
+  int sample_rows = 0;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -67,20 +75,38 @@ Args read_args(const ParsedArgs& in) {
   a.autotune = !in.flag("no-autotune");
   a.reps = static_cast<int>(in.integer("reps", 20, 1, 1000000));
   a.device = static_cast<int>(in.integer("device", 0, 0, 1023));
+  a.large = in.flag("large");
+  if (a.large && !in.has("kernels")) a.kernels = {Kernel::Auto};
+  a.residency = parse_residency(in.text("residency", "auto"));
+  a.cap = device_memory_cap(in);
+  if (!a.large && (in.has("residency") || a.cap > 0))
+    throw UsageError("--residency and --device-memory-cap apply to --large runs");
+  a.sample_rows = static_cast<int>(in.integer("sample-rows", 4096, 1, 1 << 24));
   return a;
 }
 
 struct Result {
   std::string matrix, precision, kernel, note;
+  std::string residency = "resident";  // "streamed": the matrix crosses to the device every run
   Ordinal m = 0, n = 0;
   Offset nnz = 0;
   double ms = NAN, gbps = NAN, copy_ratio = NAN, gflops = NAN, speedup = NAN, rel_error = NAN;
-  double h2d_ms = NAN, cusparse_copy_spmv_ms = NAN;  // full-overlap only
+  double matrix_gb = NAN;  // the CSR's bytes (offsets of 32 bits where they fit)
+  double cap_gb = NAN;     // Options::device_memory_limit (NaN: none)
+  // Streamed: the bare H2D copy of the same bytes from pinned memory in the same rounds, its
+  // bandwidth, and the streamed time over it; cuSPARSE's copy-then-SpMV (full-overlap rows).
+  double h2d_ms = NAN, h2d_gbps = NAN, over_h2d = NAN, cusparse_copy_spmv_ms = NAN;
   // auto-tuned only: the operator's time over the kernel it kept, bare, for single applies and
   // for bursts of kBurst applies back to back (a solver's loop)
   double over_kernel = NAN, over_kernel_burst = NAN;
   bool ok = true;
 };
+
+template <class S>
+double matrix_gigabytes(const CsrMatrix<S>& a) {
+  const double offset = narrow_offsets(a.nnz()) ? sizeof(DeviceOffset) : sizeof(Offset);
+  return (double(a.nnz()) * (sizeof(S) + sizeof(Ordinal)) + (a.nrows + 1.0) * offset) / 1e9;
+}
 
 // Kernel::Auto with Options::autotune through the CUDA operator: the tuning calls first (each a
 // correct SpMV), then the median of the event-timed kernel of --reps calls; checked like the
@@ -93,6 +119,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
   Result r;
   r.matrix = name, r.precision = precision_name<S>(), r.kernel = "auto-tuned";
   r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+  r.matrix_gb = matrix_gigabytes(a);
   std::cerr << "  " << r.precision << " auto-tuned ... " << std::flush;
   try {
     Options o;
@@ -179,6 +206,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     r.matrix = name, r.precision = precision;
     r.kernel = to_string(k) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
+    r.matrix_gb = matrix_gigabytes(a);
+    if (k == Kernel::FullOverlap) r.residency = "streamed";
     std::unique_ptr<cuda::DeviceSpmv<S>> spmv;
     try {
       const Kernel resolved =
@@ -239,6 +268,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       const std::vector<double> t =
           time_interleaved_ms({run, copy_matrix, copy_then_cusparse}, stream.get(), args.reps);
       r.ms = t[0], r.h2d_ms = t[1], r.cusparse_copy_spmv_ms = t[2];
+      r.over_h2d = r.ms / r.h2d_ms;
+      r.h2d_gbps = double(mbytes) / (r.h2d_ms * 1e6);
     }
     if (std::isfinite(r.ms)) {
       r.gbps = bytes / (r.ms * 1e6);
@@ -255,6 +286,114 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     out.push_back(bench_autotuned(name, a, ref, d, dx, dy, stream.get(), args, copy, cusparse_ms));
 }
 
+// Sampled rows of a matrix too large for a full reference: the first and last ones, those around
+// a quarter, half and three quarters, and random others (`count` in all, at most every row).
+std::vector<Ordinal> sample_rows(Ordinal m, int count, std::uint64_t seed) {
+  std::vector<Ordinal> rows;
+  for (const double at : {0.0, 0.25, 0.5, 0.75, 1.0})
+    for (Ordinal d = 0; d < 3; ++d)
+      rows.push_back(std::clamp<Ordinal>(static_cast<Ordinal>(at * (m - 1)) + d - 1, 0, m - 1));
+  std::mt19937_64 gen(seed);
+  while (static_cast<int>(rows.size()) < count) rows.push_back(static_cast<Ordinal>(gen() % m));
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+// --large: one CUDA operator (Options::kernel, residency and device memory cap) on the matrix,
+// checked on sampled rows with y NaN-poisoned first (and every row written), then timed on device
+// vectors: a streamed one in rounds with the bare H2D copy of the bytes it sends (columns, values,
+// 32-bit row pointers) from pinned memory into a 1 GiB device buffer, a resident one alone.
+template <class S>
+Result bench_large(const std::string& name, const CsrMatrix<S>& a, Kernel kernel, const Args& args,
+                   double copy) {
+  Result r;
+  r.matrix = name, r.precision = precision_name<S>();
+  r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+  r.matrix_gb = matrix_gigabytes(a);
+  r.cap_gb = args.cap > 0 ? args.cap / 1e9 : NAN;
+  std::cerr << "  " << r.precision << " operator (" << to_string(kernel) << ", "
+            << to_string(args.residency) << ", " << fmt(r.matrix_gb) << " GB) ... " << std::flush;
+  try {
+    Options o;
+    o.backend = Backend::Cuda, o.kernel = kernel, o.residency = args.residency;
+    o.device_memory_limit = args.cap;
+    o.devices = {args.device};
+    const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                              a.ncols};
+    const auto t0 = Clock::now();
+    auto op = cuda::make_operator(host, o, nullptr);
+    const double build_s = ms_since(t0) / 1e3;
+    r.kernel = to_string(op->kernel());
+    r.residency = to_string(op->residency());
+    const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name) ^ sizeof(S));
+    const std::vector<Ordinal> rows = sample_rows(a.nrows, args.sample_rows, a.nnz());
+    std::vector<S> want(rows.size()), got(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      long double sum = 0;
+      for (Offset k = a.row_ptr(rows[i]); k < a.row_ptr(rows[i] + 1); ++k)
+        sum += static_cast<long double>(a.values(k)) * x[a.col_idx(k)];
+      want[i] = static_cast<S>(sum);
+    }
+    cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+    dx.upload(x.data());
+    cuda::Stream stream;
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));
+    op->apply_device(S(1), dx.data(), S(0), dy.data(), stream.get());
+    op->synchronize();
+    std::vector<S> y(a.nrows);
+    dy.download(y.data());
+    const auto unwritten = std::count_if(y.begin(), y.end(), [](S v) { return !std::isfinite(v); });
+    for (std::size_t i = 0; i < rows.size(); ++i) got[i] = y[rows[i]];
+    r.rel_error =
+        unwritten > 0 ? INFINITY : reference::rel_l2_error(got.data(), want.data(), got.size());
+    r.ok = r.rel_error <= reference::tolerance<S>();
+    r.note = "built in " + fmt(build_s) + " s; checked on " + std::to_string(rows.size()) +
+             " sampled rows" +
+             (unwritten > 0 ? ", " + std::to_string(unwritten) + " rows NaN" : "");
+    const auto run = [&] { op->apply_device(S(1), dx.data(), S(0), dy.data(), stream.get()); };
+    if (op->residency() == Residency::Streamed) {
+      // The bytes the ring sends: columns and values from the arrays it pinned in place, and
+      // 32-bit row pointers (from a pinned buffer of their size).
+      const std::size_t chunk = std::size_t(1) << 30;
+      cuda::DeviceBuffer<unsigned char> staging(chunk);
+      cuda::PinnedBuffer<DeviceOffset> rows32(std::size_t(a.nrows) + 1);
+      const std::vector<std::pair<const void*, std::size_t>> parts = {
+          {a.col_idx.data(), std::size_t(a.nnz()) * sizeof(Ordinal)},
+          {a.values.data(), std::size_t(a.nnz()) * sizeof(S)},
+          {rows32.data(), rows32.size() * sizeof(DeviceOffset)}};
+      std::size_t bytes = 0;
+      for (const auto& part : parts) bytes += part.second;
+      const auto copy_matrix = [&] {
+        for (const auto& [src, size] : parts)
+          for (std::size_t at = 0; at < size; at += chunk)
+            KSPMV_CUDA_CHECK(
+                cudaMemcpyAsync(staging.data(), static_cast<const unsigned char*>(src) + at,
+                                std::min(chunk, size - at), cudaMemcpyHostToDevice, stream.get()));
+      };
+      const std::vector<double> t =
+          time_interleaved_ms({run, copy_matrix}, stream.get(), args.reps);
+      r.ms = t[0], r.h2d_ms = t[1];
+      r.over_h2d = r.ms / r.h2d_ms;
+      r.h2d_gbps = double(bytes) / (r.h2d_ms * 1e6);
+    } else {
+      r.ms = time_ms(run, stream.get(), args.reps);
+    }
+    r.gbps = effective_bytes(a) / (r.ms * 1e6);
+    r.copy_ratio = r.gbps / copy;
+    r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
+    std::cerr << r.kernel << ", " << r.residency << ": " << fmt(r.ms) << " ms, " << fmt(r.gbps)
+              << " GB/s"
+              << (std::isfinite(r.over_h2d) ? ", " + fmt(r.over_h2d) + "x the H2D copy" : "")
+              << ", err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK") << "\n";
+  } catch (const Error& e) {
+    r.ok = false;
+    r.note = e.what();
+    std::cerr << "ERROR " << e.what() << "\n";
+  }
+  return r;
+}
+
 // The CSV columns, in order; the JSON of a result adds full_overlap_ms on Full-Overlap rows.
 Record record(const Result& r) {
   return {{"matrix", r.matrix},
@@ -263,6 +402,9 @@ Record record(const Result& r) {
           {"nnz", r.nnz},
           {"precision", r.precision},
           {"kernel", r.kernel},
+          {"residency", r.residency},
+          {"device_memory_cap_gb", r.cap_gb},
+          {"matrix_gb", r.matrix_gb},
           {"ms", r.ms},
           {"gbps", r.gbps},
           {"copy_ratio", r.copy_ratio},
@@ -271,6 +413,8 @@ Record record(const Result& r) {
           {"rel_error", r.rel_error},
           {"ok", r.ok},
           {"h2d_ms", r.h2d_ms},
+          {"h2d_gbps", r.h2d_gbps},
+          {"over_h2d", r.over_h2d},
           {"cusparse_copy_spmv_ms", r.cusparse_copy_spmv_ms},
           {"note", r.note}};
 }
@@ -289,7 +433,8 @@ void write_outputs(const Args& args, const std::vector<Result>& results, double 
   write_results(
       args.out, "spmv_bench",
       {{"device", device_name(args.device)}, {"date", utc_date()}, {"copy_gbps", copy}}, rows, full,
-      {"matrix", "nnz", "precision", "kernel", "ms", "gbps", "speedup_vs_cusparse", "rel_error"});
+      {"matrix", "nnz", "precision", "kernel", "residency", "device_memory_cap_gb", "matrix_gb",
+       "ms", "gbps", "copy_ratio", "over_h2d", "speedup_vs_cusparse", "rel_error"});
 }
 
 void print_table(const std::vector<Result>& results) {
@@ -314,7 +459,12 @@ int run(const ParsedArgs& parsed) {
   run_sources(
       benchmark_sources(args.matrices, args.gens, 40000), args.precisions, Clock::now(), INFINITY,
       [&](const std::string& name, const std::string&, const auto& a) {
-        bench_matrix(name, a, args, copy, results);
+        if (args.large) {
+          for (const Kernel k : args.kernels)
+            results.push_back(bench_large(name, a, k, args, copy));
+        } else {
+          bench_matrix(name, a, args, copy, results);
+        }
       },
       [&](const std::string& name, const std::string& precision, const std::string& what) {
         Result r;  // a matrix that cannot load or upload: noted, the run goes on
@@ -352,6 +502,13 @@ Command command() {
       {"vector-sizes", "2,4,...",
        "also run CSR-Vector with each of these lanes per row (rows named csr-vector:v=N; "
        "csr-vector alone picks its own)"},
+      {"large", "",
+       "one operator per matrix and kernel (--kernels, default auto) for matrices beyond the "
+       "device's memory or 2^31 non-zeros: residency, over_h2d of a streamed one, checked on "
+       "sampled rows"},
+      {"residency", "auto|resident|streamed", "with --large (default auto)"},
+      kDeviceMemoryCapOption,
+      {"sample-rows", "N", "with --large: rows checked against the reference (default 4096)"},
       kOutOption,
   };
   c.run = run;
