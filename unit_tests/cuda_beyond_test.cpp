@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "batched_test_matrices.hpp"
+#include "gpu_test.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/operator.hpp"
@@ -35,25 +36,15 @@
 namespace kspmv::test {
 namespace {
 
-class CudaBeyondTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-#ifndef KSPMV_HAVE_CUDA
-    GTEST_SKIP() << "built without the CUDA backend";
-#else
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-#endif
-  }
-};
 template <class S>
-class CudaWideOffsets : public CudaBeyondTest {};
+class CudaWideOffsets : public GpuTest {};
 template <class S>
-class CudaRing : public CudaBeyondTest {};
+class CudaRing : public GpuTest {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaWideOffsets, Scalars);
 TYPED_TEST_SUITE(CudaRing, Scalars);
-using CudaResidency = CudaBeyondTest;
-using CudaHuge = CudaBeyondTest;
+using CudaResidency = GpuTest;
+using CudaHuge = GpuTest;
 
 #ifdef KSPMV_HAVE_CUDA
 
