@@ -38,9 +38,11 @@
 #                    the host has the memory (the log says so otherwise). "gen": gen_bench
 #                    GEN_ARGS (default --nnz 1e9) into gen/. "read": mm_read_bench on a READ_MB
 #                    (default 4000) MB file, one thread then all, into gen/. "compare": spmv_bench
-#                    of the sources in BASE_SRC (a directory; or BASE_REF, a git ref exported
-#                    when the repository has its history) built in BUILD_DIR-base, then of this
-#                    tree, with BENCH_ARGS, into compare/{base,new}; perf_tests/compare_bench.py
+#                    of this tree with BENCH_ARGS into compare/new, against BASE_JSON (a
+#                    spmv_bench.json recorded before: perf_tests/results/GPU/DATE/bench/), or
+#                    else against spmv_bench of the sources in BASE_SRC (a directory; or
+#                    BASE_REF, a git ref exported when the repository has its history) built in
+#                    BUILD_DIR-base and run first into compare/base; perf_tests/compare_bench.py
 #                    lists every row's time over the base's (compare/compare.txt).
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
@@ -338,28 +340,33 @@ fi
 
 if want compare; then
   STEP=compare
-  BASE=${BASE_SRC:-}
-  if [[ -z $BASE ]]; then
-    git -C "$REPO" rev-parse --verify "${BASE_REF:-main}" >/dev/null 2>&1 ||
-      fail "compare: no BASE_SRC, and no git ref ${BASE_REF:-main} in $REPO"
-    BASE=$BUILD-base-src
-    rm -rf "$BASE" && mkdir -p "$BASE"
-    git -C "$REPO" archive "${BASE_REF:-main}" | tar -x -C "$BASE"
-  fi
-  run cmake -S "$BASE" -B "$BUILD-base" "${CMAKE_ARGS[@]}"
-  run cmake --build "$BUILD-base" -j "$JOBS" --target spmv_bench
   read -r -a extra <<<"${BENCH_ARGS:-}"
   args=()
   [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
-  for side in base new; do
+  sides=(new)
+  BASE_JSON_FILE=${BASE_JSON:-$RESULTS/compare/base/spmv_bench.json}
+  if [[ -z ${BASE_JSON:-} ]]; then
+    BASE=${BASE_SRC:-}
+    if [[ -z $BASE ]]; then
+      git -C "$REPO" rev-parse --verify "${BASE_REF:-main}" >/dev/null 2>&1 ||
+        fail "compare: no BASE_JSON or BASE_SRC, and no git ref ${BASE_REF:-main} in $REPO"
+      BASE=$BUILD-base-src
+      rm -rf "$BASE" && mkdir -p "$BASE"
+      git -C "$REPO" archive "${BASE_REF:-main}" | tar -x -C "$BASE"
+    fi
+    run cmake -S "$BASE" -B "$BUILD-base" "${CMAKE_ARGS[@]}"
+    run cmake --build "$BUILD-base" -j "$JOBS" --target spmv_bench
+    sides=(base new)
+  fi
+  for side in "${sides[@]}"; do
     bin=$BUILD/perf_tests/spmv_bench
     [[ $side == base ]] && bin=$BUILD-base/perf_tests/spmv_bench
     mkdir -p "$RESULTS/compare/$side"
     log "+ ($side) spmv_bench ${args[*]} ${extra[*]:-} --out compare/$side"
     "$bin" "${args[@]}" "${extra[@]}" --out "$RESULTS/compare/$side" 2>>"$LOG" >/dev/null
   done
-  log "+ compare_bench.py compare/base/spmv_bench.json compare/new/spmv_bench.json"
-  python3 "$REPO/perf_tests/compare_bench.py" "$RESULTS/compare/base/spmv_bench.json" \
+  log "+ compare_bench.py $BASE_JSON_FILE compare/new/spmv_bench.json > compare/compare.txt"
+  python3 "$REPO/perf_tests/compare_bench.py" "$BASE_JSON_FILE" \
     "$RESULTS/compare/new/spmv_bench.json" >"$RESULTS/compare/compare.txt"
   tail -n 15 "$RESULTS/compare/compare.txt" | tee -a "$LOG" >&2
 fi
