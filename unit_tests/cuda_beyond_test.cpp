@@ -53,14 +53,7 @@ using CudaHuge = GpuTest;
 template <class S, class Make>
 seg::Runner<S> runner(const Make& make) {
   return [make](S alpha, const CsrMatrix<S>& a, const S* x, S beta, S* y) {
-    const std::unique_ptr<cuda::DeviceSpmv<S>> k = make(a);
-    cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
-    dx.upload(x);
-    dy.upload(y);
-    cuda::Stream stream;
-    k->run(alpha, dx.data(), beta, dy.data(), stream.get());
-    stream.synchronize();
-    dy.download(y);
+    run_on_device(*make(a), a, alpha, x, beta, y);
   };
 }
 
@@ -159,12 +152,7 @@ TYPED_TEST(CudaRing, PinsInPlaceSharedAndAlreadyPinnedArrays) {
   const auto check = [&](cuda::DeviceSpmv<S>& k, const CsrMatrix<S>& m) {
     seg::expect_all_cases_match_reference<S>(
         [&](S alpha, const CsrMatrix<S>& mm, const S* x, S beta, S* y) {
-          cuda::DeviceBuffer<S> dx(mm.ncols), dy(mm.nrows);
-          dx.upload(x);
-          dy.upload(y);
-          k.run(alpha, dx.data(), beta, dy.data(), nullptr);
-          KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
-          dy.download(y);
+          run_on_device(k, mm, alpha, x, beta, y);
         },
         m);
   };

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "hbp_test_cases.hpp"
 #include "kspmv/operator.hpp"
 
@@ -19,16 +20,7 @@ namespace kspmv::test {
 namespace {
 
 // Every test here runs on the GPU: skipped without the CUDA backend or without a device.
-class CudaHbpTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-#ifndef KSPMV_HAVE_CUDA
-    GTEST_SKIP() << "built without the CUDA backend";
-#else
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-#endif
-  }
-};
+using CudaHbpTest = GpuTest;
 using CudaHbpLimits = CudaHbpTest;
 template <class S>
 class CudaHbp : public CudaHbpTest {};
@@ -36,18 +28,6 @@ using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaHbp, Scalars);
 
 #ifdef KSPMV_HAVE_CUDA
-// y = alpha*A*x + beta*y through `kernel` on device copies of x and y.
-template <class S>
-void run_on_device(cuda::DeviceSpmv<S>& kernel, const CsrMatrix<S>& m, S alpha, const S* x, S beta,
-                   S* y) {
-  cuda::DeviceBuffer<S> dx(m.ncols), dy(m.nrows);
-  dx.upload(x);
-  dy.upload(y);
-  kernel.run(alpha, dx.data(), beta, dy.data(), nullptr);
-  KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
-  dy.download(y);
-}
-
 // The GPU build with `reorder` equals the host's, array by array, on every test matrix and
 // parameter set (Hash: also with the hash sampled on the device).
 template <class S>

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/gen/generators.hpp"
@@ -35,16 +36,7 @@ namespace kspmv::test {
 namespace {
 
 // Every test of these suites runs on the GPU: skipped without the CUDA backend or a device.
-class CudaSpmmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-#ifndef KSPMV_HAVE_CUDA
-    GTEST_SKIP() << "built without the CUDA backend";
-#else
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-#endif
-  }
-};
+using CudaSpmmTest = GpuTest;
 template <class S>
 class CudaSpmm : public CudaSpmmTest {};
 template <class S>
