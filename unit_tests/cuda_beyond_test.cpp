@@ -67,13 +67,21 @@ std::vector<std::pair<std::string, CsrMatrix<S>>> wide_matrices() {
 }
 
 // Every kernel of the registry with 64-bit offsets: those on the CSR from a DeviceCsr uploaded
-// wide, seg and seg-r with 64-bit segment pointers. (Full-overlap's slots index their big batch
-// in 32 bits whatever the matrix: CudaRing.)
+// wide, seg and seg-r with 64-bit segment pointers; HBP, whose element offsets are 32-bit,
+// refuses such a matrix. (Full-overlap's slots index their big batch in 32 bits whatever the
+// matrix: CudaRing.)
 TYPED_TEST(CudaWideOffsets, EveryKernelMatchesReference) {
   using S = TypeParam;
   for (const auto& row : cuda::kernel_table<S>()) {
     const Kernel kernel = row.info.kernel;
     if (kernel == Kernel::FullOverlap) continue;
+    if (kernel == Kernel::Hbp) {
+      const auto a = mixed_long_rows<S>(300, 400, 3);
+      const auto d =
+          std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(pointers(a), true));
+      EXPECT_THROW(row.make(d, pointers(a)), UnsupportedError);
+      continue;
+    }
     for (const auto& [name, a] : wide_matrices<S>()) {
       SCOPED_TRACE(std::string(to_string(kernel)) + " " + name);
       seg::expect_all_cases_match_reference<S>(
@@ -271,17 +279,18 @@ TEST_F(CudaResidency, RefusesWhatFitsNeitherWayWithTheSizes) {
 }
 
 // Just over 2^31 non-zeros (a band of 129 per row, float: 17.2 GB), resident with 64-bit offsets
-// for every CUDA kernel of the registry and through the Operator (resident and streamed under a
-// limit), y NaN-poisoned first: every row written, sampled rows against the oracle.
+// for every CUDA kernel of the registry (HBP refuses it) and through the Operator (resident and
+// streamed under a limit), y NaN-poisoned first: every row written, sampled rows against the
+// oracle.
 TEST_F(CudaHuge, BandedPast2To31NonZerosOnSampledRows) {
   using S = float;
   const Ordinal n = 16'650'000, bw = 64;
   const double nnz = double(n) * (2 * bw + 1) - double(bw) * (bw + 1);
   ASSERT_GT(nnz, 2147483647.0);
-  // Host: the matrix and HBP's element positions (8 bytes each) for its refresh; device: the
-  // CSR, and HBP's arrays and positions beside it (the largest kernel).
-  const double host_need = nnz * (sizeof(S) + 4 + 8) + n * 48.0;
-  const double device_need = nnz * (sizeof(S) + 4 + 7 + 8) + n * 40.0;
+  // Host: the matrix and the vectors; device: the CSR, and beside it cuSPARSE's 64-bit copy of
+  // the columns where it wants one (the most any kernel takes).
+  const double host_need = nnz * (sizeof(S) + 4) + n * 48.0;
+  const double device_need = nnz * (sizeof(S) + 4 + 8) + n * 40.0;
   std::size_t free_bytes = 0, total_bytes = 0;
   KSPMV_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (double(available_memory()) < host_need || double(free_bytes) < device_need)
@@ -317,6 +326,10 @@ TEST_F(CudaHuge, BandedPast2To31NonZerosOnSampledRows) {
       if (row.uses_device_csr && !d) {
         d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
         ASSERT_TRUE(d->wide());
+      }
+      if (row.info.kernel == Kernel::Hbp) {  // 32-bit element offsets: refused
+        EXPECT_THROW(row.make(d, host), UnsupportedError);
+        continue;
       }
       auto k = row.make(row.uses_device_csr ? d : nullptr, host);
       KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));

@@ -1231,6 +1231,7 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Sca
 
 template <class Scalar>
 bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p) {
+  if (host.nnz() > kHbpMaxElements) return false;  // HBP does not take it
   const double slots =
       static_cast<double>(hbp_table_slots(host.row_ptr, host.col, host.m, host.n, p));
   const double csr = static_cast<double>(host.nnz()) * (sizeof(Scalar) + sizeof(Ordinal)) +

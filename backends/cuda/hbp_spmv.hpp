@@ -87,13 +87,15 @@ inline HbpParams hbp_device_params() {
 // row of a block (up to block_cols terms) is summed in double, float included. run() uses work
 // buffers of the object: one run at a time per object. For update_values it keeps each element's
 // CSR position (nnz 32-bit offsets) in host memory, moved to the device by the first refresh.
+// UnsupportedError for a matrix of more than kHbpMaxElements non-zeros.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host,
                                              const HbpParams& p = hbp_device_params(),
                                              const HbpLaunch& launch = {});
 
-// Whether HBP is worth timing as a candidate of Kernel::Auto: its table traffic per SpMV (a
+// Whether HBP is worth timing as a candidate of Kernel::Auto (never past kHbpMaxElements): its
+// table traffic per SpMV (a
 // destination per slot, the partial results written and read) is at most the CSR's bytes.
 template <class Scalar>
 bool hbp_worth_timing(const CsrPointers<Scalar>& host, const HbpParams& p = hbp_device_params());
