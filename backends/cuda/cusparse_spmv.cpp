@@ -28,20 +28,12 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
               const_cast<Ordinal*>(a_->col.data()), CUSPARSE_INDEX_32I);
         return;
       }
-      // 64-bit row offsets (CUSPARSE_INDEX_64I) with the 32-bit columns where this cuSPARSE
-      // takes the pair; otherwise (it refuses mixed index types) the columns widened to 64 bits
-      // too (8 bytes per non-zero).
-      Offset* offsets = const_cast<Offset*>(a_->row_ptr_wide.data());
-      try {
-        setup(offsets, CUSPARSE_INDEX_64I, const_cast<Ordinal*>(a_->col.data()),
-              CUSPARSE_INDEX_32I);
-      } catch (const DeviceOutOfMemory&) {
-        throw;
-      } catch (const CudaError&) {
-        release();
-        wide_col_ = widen(a_->col.data(), static_cast<std::size_t>(a_->nnz));
-        setup(offsets, CUSPARSE_INDEX_64I, wide_col_.data(), CUSPARSE_INDEX_64I);
-      }
+      // 64-bit row offsets (CUSPARSE_INDEX_64I) need 64-bit columns too: cuSPARSE (13.0) refuses
+      // mixed index types, and asked for them anyway its preprocessing faulted on the device
+      // (an illegal address that poisons the context). 8 more bytes per non-zero.
+      wide_col_ = widen(a_->col.data(), static_cast<std::size_t>(a_->nnz));
+      setup(const_cast<Offset*>(a_->row_ptr_wide.data()), CUSPARSE_INDEX_64I, wide_col_.data(),
+            CUSPARSE_INDEX_64I);
     } catch (...) {
       release();
       throw;
