@@ -39,6 +39,8 @@ __global__ void __launch_bounds__(kBlock)
     if (!mine) end = begin;
   }
   Scalar sum = 0;
+  // Unrolled so that the column loads of several steps are in flight before their x gathers.
+#pragma unroll 4
   for (long long k = begin + lane; k < end; k += V)
     sum += __ldg(val + k) * __ldg(x + __ldg(col + k));
   sum = warp_sum<V>(sum);
