@@ -29,6 +29,9 @@ struct DeviceCsr {
   std::size_t bytes() const { return row_ptr.bytes() + col.bytes() + val.bytes(); }
 };
 
+// A kernel is ready when its factory returns: its set-up transfers and kernels are complete, so
+// that its first run may be enqueued on any stream (a non-blocking one included, which does not
+// wait for work on the legacy default stream).
 template <class Scalar>
 class DeviceSpmv {
  public:
