@@ -57,6 +57,9 @@ decltype(auto) with_offset_type(bool wide, F&& f) {
   return wide ? f(Offset{}) : f(DeviceOffset{});
 }
 
+// A kernel is ready when its factory returns: its set-up transfers and kernels are complete, so
+// that its first run may be enqueued on any stream (a non-blocking one included, which does not
+// wait for work on the legacy default stream).
 template <class Scalar>
 class DeviceSpmv {
  public:

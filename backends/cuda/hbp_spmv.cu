@@ -804,6 +804,9 @@ class HbpSpmv final : public DeviceSpmv<S> {
                        slice_nnz,
                        per_ticket,
                        shared_x};
+    // The plan's kernels ran on the legacy default stream: the first run may come on a
+    // non-blocking stream, which would not wait for them (dest_ read before it is written).
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
 
   void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
