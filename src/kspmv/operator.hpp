@@ -40,7 +40,7 @@ namespace detail {
 void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std::size_t values);
 
 // Where the data of a View of memory space M is read: host memory unless only a device reaches
-// it, or it is managed (UVM) memory and the backend is CUDA.
+// it, or it is managed (UVM) memory and the backend runs on the GPU (CUDA, kokkos-default).
 template <class M>
 Place place_of(Backend backend) {
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible;
@@ -49,7 +49,7 @@ Place place_of(Backend backend) {
 #else
   constexpr bool managed = false;
 #endif
-  return host && !(managed && backend == Backend::Cuda) ? Place::Host : Place::Device;
+  return host && !(managed && backend != Backend::Host) ? Place::Host : Place::Device;
 }
 
 // Throws InvalidArgument unless the rank-1 or rank-2 View v is stored column by column with
