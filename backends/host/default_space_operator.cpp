@@ -158,7 +158,8 @@ class SpaceOperator final : public OperatorImpl<S> {
       format_->run(exec, alpha, x, beta, y, work_);
       exec.fence();
       timings_.kernel_ms = timings_.total_ms = timer.seconds() * 1e3;
-    } else {  // staged through buffers in the space's memory
+    } else {  // staged through buffers in the space's memory, after the applies on a stream
+      synchronize();
       const auto m = static_cast<std::size_t>(format_->m), n = static_cast<std::size_t>(format_->n);
       if (x_.extent(0) != n || y_.extent(0) != m) {
         x_ = SpaceView<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x"), n);
@@ -269,11 +270,8 @@ const std::vector<KernelRow<S>>& default_space_kernel_table() {
 template <class S>
 std::unique_ptr<OperatorImpl<S>> make_default_space_operator(const CsrMatrix<S>& a,
                                                              const Options& options) {
-  const Kernel kernel = options.kernel == Kernel::Auto ? Kernel::Csr : options.kernel;
-  for (const auto& row : default_space_kernel_table<S>())
-    if (row.info.kernel == kernel) return row.make(a);
-  throw UnsupportedError(std::string("the kokkos-default backend does not run kernel '") +
-                         to_string(kernel) + "'");
+  return make_from_table(default_space_kernel_table<S>(), a, options.kernel,
+                         Backend::KokkosDefault);
 }
 
 template <class S>
