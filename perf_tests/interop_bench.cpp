@@ -63,8 +63,7 @@ void apply(Operator<double>& op, cudaStream_t stream, double alpha, const double
   const auto kk = static_cast<std::size_t>(k);
   op.apply(exec, alpha,
            Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(x, n, kk),
-           beta,
-           Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(y, m, kk));
+           beta, Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(y, m, kk));
 #else
   op.apply(stream, alpha, x, beta, y, k);
 #endif
@@ -152,10 +151,9 @@ int run(const ParsedArgs& parsed) {
     const std::string spec = "laplace2d:n=" + std::to_string(args.apply_n);
     const auto a = load_matrix<double>("gen:" + spec);
     Operator<double> op(a, cuda_auto(args.device));
-    const auto p =
-        CsrPointers<double>{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-    const auto d =
-        std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(p));
+    const auto p = CsrPointers<double>{a.row_ptr.data(), a.col_idx.data(), a.values.data(),
+                                       a.nrows, a.ncols};
+    const auto d = std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(p));
     const auto bare = cuda::make_device_spmv(op.kernel(), d, p);
     cuda::DeviceBuffer<double> dx(a.ncols), dy(a.nrows);
     const auto x = test::random_vector<double>(a.ncols, 1);

@@ -121,8 +121,8 @@ Command command() {
   c.program = "";
   c.description =
       "Every GPU kernel of the registry (CUDA; kokkos-csr, -coo, -csc with a CUDA Kokkos), --runs\n"
-      "times on every matrix: fresh random x (cycling\n"
-      "through --vectors vectors), NaN-poisoned y, each result against the long-double reference.\n"
+      "times on every matrix: fresh random x (cycling through --vectors vectors), NaN-poisoned y,\n"
+      "each result against the long-double reference.\n"
       "Exit status 1 when any run is wrong. Writes stress_check.json into --out.";
   c.options = {
       kMatricesOption,

@@ -107,9 +107,9 @@ class Operator {
   // indices are used in place when they are 32-bit (otherwise narrowed once into a device copy,
   // which needs nnz < 2^31); the values are copied once on the device (update_values writes
   // there, never into the caller's array). Kernel::Auto (not autotuned), csr-vector and the
-  // cuSPARSE kernels are planned from row statistics reduced on the device: nothing is read
-  // back, unless rows are longer than csr-vector's long-row threshold (its long-row plan reads
-  // the row map back, 4 bytes per row). Other kernels and autotuning read the row map back;
+  // cuSPARSE kernels are planned from the row profile computed on the device (the long rows
+  // found there, their extents alone read back): the row map stays there. Other kernels and
+  // autotuning read the row map back (4 bytes per row);
   // kernels that preprocess the entries on the host (seg, seg-r, hbp, full-overlap) copy the
   // matrix to the host once, and Kernel::Auto does not pick them.
   // Memory of Kokkos' default execution space, kokkos-default backend (a CUDA Kokkos): a row map
