@@ -5,7 +5,6 @@
 // y, long rows included. GPU tests skip without a device.
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +19,7 @@
 
 #include "backends/cuda/device_spmv.hpp"
 #include "backends/cuda/row_profile.hpp"
+#include "row_profile_expect.hpp"
 #endif
 
 namespace kspmv::test {
@@ -58,18 +58,7 @@ TEST_F(CudaDeviceStats, ProfileOfA32BitRowPointerEqualsTheHostStatistics) {
     cuda::ProfileSums h;
     KSPMV_CUDA_CHECK(cudaMemcpy(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost));
     const cuda::RowProfile p = cuda::to_profile(h, a.ncols);
-    for (const auto& [stats, cut] : {std::pair{p.all, std::numeric_limits<Offset>::max()},
-                                     std::pair{p.short_rows, cuda::kShortRowCut}}) {
-      const auto ref = analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols, cut);
-      EXPECT_EQ(stats.nrows, ref.nrows) << name;
-      EXPECT_EQ(stats.nnz, ref.nnz) << name;
-      EXPECT_EQ(stats.min_row, ref.min_row) << name;
-      EXPECT_EQ(stats.max_row, ref.max_row) << name;
-      EXPECT_EQ(stats.empty_rows, ref.empty_rows) << name;
-      EXPECT_EQ(stats.rows_above, ref.rows_above) << name;
-      EXPECT_NEAR(stats.mean_row, ref.mean_row, 1e-12 * (1 + ref.mean_row)) << name;
-      EXPECT_NEAR(stats.stddev_row, ref.stddev_row, 1e-9 * (1 + ref.stddev_row)) << name;
-    }
+    expect_profile_of(p, a.row_ptr.data(), a.nrows, a.ncols, name);
     const auto all = analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols);
     EXPECT_EQ(analysis::auto_kernel(p.all, 8), analysis::auto_kernel(all, 8)) << name;
     EXPECT_EQ(analysis::auto_kernel(p.all, 4), analysis::auto_kernel(all, 4)) << name;
