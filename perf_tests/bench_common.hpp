@@ -122,6 +122,77 @@ double burst_ms(Operator<S>& op, const DistributedVector<S>& x, const Distribute
   return ms_since(t0) / reps;
 }
 
+// A kernel the GPU benchmarks run: a CUDA kernel, or a kernel of a backend that runs on the GPU
+// through Kokkos (kokkos-default with a CUDA Kokkos), named "kokkos-csr" and so on.
+struct BenchKernel {
+  Backend backend = Backend::Cuda;
+  Kernel kernel = Kernel::Auto;
+};
+
+inline std::string to_string(const BenchKernel& k) {
+  return (k.backend == Backend::Cuda ? "" : "kokkos-") + std::string(kspmv::to_string(k.kernel));
+}
+
+// "csr-vector", "kokkos-csr", ...: UsageError for a name no GPU backend of this build runs.
+inline BenchKernel parse_bench_kernel(const std::string& name) {
+  const std::string prefix = "kokkos-";
+  const bool kokkos = name.compare(0, prefix.size(), prefix) == 0;
+  const BenchKernel k{kokkos ? Backend::KokkosDefault : Backend::Cuda,
+                      parse_kernel(kokkos ? name.substr(prefix.size()) : name)};
+  if (!runs_on_device(k.backend) || !supports(k.backend, k.kernel))
+    throw UsageError("kernel '" + name + "' does not run on the GPU in this build");
+  return k;
+}
+
+// The registry's rows of the backends that run on the GPU besides CUDA (kokkos-default with a
+// CUDA Kokkos; none otherwise).
+inline std::vector<BenchKernel> kokkos_gpu_kernels() {
+  std::vector<BenchKernel> kernels;
+  if (runs_on_device(Backend::KokkosDefault))
+    for (const KernelInfo& row : kernels_of(Backend::KokkosDefault))
+      kernels.push_back({row.backend, row.kernel});
+  return kernels;
+}
+
+// A kernel of another GPU backend driven as the CUDA kernels are: kspmv::Operator's apply on
+// device pointers, enqueued on the stream.
+template <class S>
+class OperatorSpmv final : public cuda::DeviceSpmv<S> {
+ public:
+  OperatorSpmv(const CsrMatrix<S>& a, const BenchKernel& k)
+      : op_(a, options(k)), nnz_(static_cast<std::size_t>(a.nnz())) {}
+  void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
+    op_.apply(stream, alpha, x, beta, y);
+  }
+  void update_values(const S* values, cudaStream_t stream) override {
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+    op_.update_values(values, nnz_, true);
+  }
+  Kernel kernel() const override { return op_.kernel(); }
+
+ private:
+  static Options options(const BenchKernel& k) {
+    Options o;
+    o.backend = k.backend;
+    o.kernel = k.kernel;
+    o.validate = false;  // the benchmarks' matrices are checked when loaded
+    return o;
+  }
+  Operator<S> op_;
+  std::size_t nnz_;
+};
+
+// `k` bound to `a` on the current device: CUDA kernels on the uploaded `d`, the others through
+// their Operator (which keeps a copy of its own in device memory).
+template <class S>
+std::unique_ptr<cuda::DeviceSpmv<S>> make_bench_spmv(const BenchKernel& k,
+                                                     std::shared_ptr<const cuda::DeviceCsr<S>> d,
+                                                     const CsrMatrix<S>& a) {
+  if (k.backend != Backend::Cuda) return std::make_unique<OperatorSpmv<S>>(a, k);
+  const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+  return cuda::make_device_spmv(k.kernel, std::move(d), host);
+}
+
 // The name of CUDA device `device`: the "device" of every JSON output.
 inline std::string device_name(int device) {
   cudaDeviceProp prop{};

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The GPU suite: build with CUDA, unit tests (GPU tests must run, not skip), compute-sanitizer
 # memcheck and racecheck over the CUDA tests on small matrices, spmv_bench and its plot, hbp_bench,
-# on a machine with several GPUs multi_gpu_bench and cg_bench, and the runs beyond 2^31
-# non-zeros and beyond the device's memory.
+# on a machine with several GPUs multi_gpu_bench and cg_bench, the runs beyond 2^31 non-zeros
+# and beyond the device's memory, and the build and tests against a Kokkos built with CUDA.
 #
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
 #   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
-#                    hbp-sweep,interop,multi,large,beyond,hugetest,gen,read,compare (default:
+#                    hbp-sweep,interop,multi,large,beyond,hugetest,gen,read,compare,
+#                    kokkos-cuda-build,kokkos-cuda,kokkos-interop,kokkos-bench (default:
 #                    build,test,sanitize,bench,hbp; build implies configure). Split the suite over
 #                    several calls with e.g. SUITE_STEPS=build, then test,sanitize, then bench
 #                    (each well under 10 minutes). "multi" runs multi_gpu_bench and cg_bench on
@@ -44,6 +45,22 @@
 #                    BASE_REF, a git ref exported when the repository has its history) built in
 #                    BUILD_DIR-base and run first into compare/base; perf_tests/compare_bench.py
 #                    lists every row's time over the base's (compare/compare.txt).
+#                    "kokkos-cuda-build" builds Kokkos 4.6.01 with CUDA (sm_90) by the
+#                    build-kokkos.sh beside the release tarball in KOKKOS_TARBALL_DIR (once, into
+#                    KOKKOS_CUDA_BUILD/kokkos), then kspmv with its nvcc_wrapper
+#                    (KOKKOS_CUDA_BUILD/kspmv). "kokkos-cuda" does that (incrementally) and runs
+#                    every test with ctest, the GPU present: kokkos_cuda_tests.log and
+#                    kokkos_cuda.json (kokkos_cuda_tests_passed, _total, _failed, _skipped).
+#                    "kokkos-interop" runs interop_bench of that build (CudaSpace Views on
+#                    Kokkos::Cuda instances, the Kokkos CSR kernel on the GPU against cuSPARSE)
+#                    with kokkos_cuda.json when present, into kokkos-interop/. "kokkos-bench" runs
+#                    spmv_bench of that build: cuSPARSE against kokkos-csr (the Kokkos CSR kernel
+#                    on the GPU), double, on the shared matrices and KOKKOS_BENCH_ARGS (default
+#                    "--no-default-gen --gen laplace2d:n=2048 --gen stencil27:n=100"), into
+#                    kokkos/.
+#   KOKKOS_TARBALL_DIR  the directory of kokkos-4.6.01.tar.gz and build-kokkos.sh (default:
+#                    shared/third_party in the repository)
+#   KOKKOS_CUDA_BUILD   the kokkos-cuda build directory (default: build-kokkos-cuda)
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
@@ -54,12 +71,14 @@
 #   BUILD_DIR        build directory (default: build-gpu in the repository)
 #   CUDA_ARCHS       CMAKE_CUDA_ARCHITECTURES (default "80;90")
 # Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
-# from those packages unpacked (dpkg -x) into .prefix/. Results (at most 7 files) go flat into
+# from those packages unpacked (dpkg -x) into .prefix/ (the kokkos-cuda build takes only zlib
+# there). Results (at most 7 files) go flat into
 # RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.{csv,json}, summary.json, speedup.png; hbp/
 # (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench);
 # large/{resident,streamed}/ and beyond/ (spmv_bench --large: spmv_bench.{csv,json},
 # summary.json); gen/ (gen_bench.json, mm_read_*.json); compare/ (base/, new/, compare.txt). The
-# last line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
+# kokkos-cuda steps add kokkos_cuda.json and kokkos_cuda_tests.log. The last line of suite.log is
+# "SUITE PASS" or "SUITE FAIL: reason".
 set -euo pipefail
 
 RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
@@ -91,6 +110,7 @@ log "kspmv GPU suite: steps ${STEPS//,/ } in $REPO, results in $RESULTS"
 # ---- dependencies from .debs when the system lacks them ------------------------------------------
 CMAKE_ARGS=(-DKSPMV_ENABLE_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS:-80;90}"
             -DCMAKE_BUILD_TYPE=Release)
+ZLIB_ARGS=()
 if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
   STEP=unpack
   if [[ ! -d $PREFIX/usr ]]; then
@@ -102,7 +122,8 @@ if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
   if [[ ! -e /usr/include/zlib.h && -e $PREFIX/usr/include/zlib.h ]]; then
     # The package's libz.so points at its own libz.so.1.2.13; link the system's libz.so.1.
     libz=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
-    CMAKE_ARGS+=("-DZLIB_INCLUDE_DIR=$PREFIX/usr/include" "-DZLIB_LIBRARY=${libz:?no libz.so.1}")
+    ZLIB_ARGS=("-DZLIB_INCLUDE_DIR=$PREFIX/usr/include" "-DZLIB_LIBRARY=${libz:?no libz.so.1}")
+    CMAKE_ARGS+=("${ZLIB_ARGS[@]}")
   fi
 fi
 
@@ -110,16 +131,22 @@ MATRICES=${KSPMV_MATRICES:-}
 if [[ -z $MATRICES && -d $REPO/shared/matrices ]]; then MATRICES=$REPO/shared/matrices; fi
 [[ -n $MATRICES ]] && export KSPMV_MATRICES=$MATRICES
 
-if want configure || want build; then
-  STEP=configure
-  if ! run cmake -S "$REPO" -B "$BUILD" "${CMAKE_ARGS[@]}"; then
+# configure DIR ARGS...: cmake, retried with CMAKE_POLICY_VERSION_MINIMUM=3.5 when a package
+# config predates CMake 3.5 (CMake 4 refuses it).
+configure() {
+  if ! run cmake -S "$REPO" -B "$@"; then
     if grep -q "Compatibility with CMake < 3.5" "$LOG"; then
       log "retrying with CMAKE_POLICY_VERSION_MINIMUM=3.5 (a package config predates CMake 3.5)"
-      run cmake -S "$REPO" -B "$BUILD" "${CMAKE_ARGS[@]}" -DCMAKE_POLICY_VERSION_MINIMUM=3.5
+      run cmake -S "$REPO" -B "$@" -DCMAKE_POLICY_VERSION_MINIMUM=3.5
     else
       fail "configure"
     fi
   fi
+}
+
+if want configure || want build; then
+  STEP=configure
+  configure "$BUILD" "${CMAKE_ARGS[@]}"
 fi
 
 if want build; then
@@ -155,7 +182,7 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*'
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*:CudaDeviceStats*'
   for tool in memcheck racecheck; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
@@ -369,6 +396,64 @@ if want compare; then
   python3 "$REPO/perf_tests/compare_bench.py" "$BASE_JSON_FILE" \
     "$RESULTS/compare/new/spmv_bench.json" >"$RESULTS/compare/compare.txt"
   tail -n 15 "$RESULTS/compare/compare.txt" | tee -a "$LOG" >&2
+fi
+
+KBUILD=${KOKKOS_CUDA_BUILD:-$REPO/build-kokkos-cuda}
+if want kokkos-cuda-build || want kokkos-cuda; then
+  STEP=kokkos-cuda-build
+  tarballs=${KOKKOS_TARBALL_DIR:-$REPO/shared/third_party}
+  [[ -f $tarballs/build-kokkos.sh && -f $tarballs/kokkos-4.6.01.tar.gz ]] ||
+    fail "no build-kokkos.sh and kokkos-4.6.01.tar.gz in $tarballs (KOKKOS_TARBALL_DIR)"
+  if [[ ! -x $KBUILD/kokkos/bin/nvcc_wrapper ]]; then
+    run bash "$tarballs/build-kokkos.sh" "$KBUILD/kokkos" cuda
+  fi
+  export PATH="/usr/local/cuda/bin:$PATH"  # nvcc_wrapper calls nvcc
+  configure "$KBUILD/kspmv" "-DCMAKE_CXX_COMPILER=$KBUILD/kokkos/bin/nvcc_wrapper" \
+    "-DCMAKE_PREFIX_PATH=$KBUILD/kokkos" -DKSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_BUILD_TYPE=Release "${ZLIB_ARGS[@]}"
+  run cmake --build "$KBUILD/kspmv" -j "$JOBS"
+fi
+
+if want kokkos-cuda; then
+  STEP=kokkos-cuda
+  nvidia-smi -L | grep -q GPU || fail "no GPU visible: the Kokkos CUDA tests cannot run"
+  KLOG=$RESULTS/kokkos_cuda_tests.log
+  log "+ ctest --test-dir $KBUILD/kspmv -j 4 > kokkos_cuda_tests.log"
+  ctest --test-dir "$KBUILD/kspmv" --output-on-failure -j 4 --timeout 900 >"$KLOG" 2>&1 || true
+  summary=$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$KLOG" | tail -1) ||
+    fail "no ctest summary in kokkos_cuda_tests.log"
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$summary")
+  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+  skipped=$(grep -cE "\(Skipped\)$" "$KLOG" || true)
+  printf '{"kokkos_cuda_tests_passed": %d, "kokkos_cuda_tests_total": %d, ' \
+    $((total - failed - skipped)) "$total" >"$RESULTS/kokkos_cuda.json"
+  printf '"kokkos_cuda_tests_failed": %d, "kokkos_cuda_tests_skipped": %d}\n' "$failed" \
+    "$skipped" >>"$RESULTS/kokkos_cuda.json"
+  log "Kokkos CUDA build: $summary, $skipped skipped"
+  grep -A200 "The following tests FAILED" "$KLOG" | tee -a "$LOG" >&2 || true
+  ((failed == 0)) || fail "$failed tests failed against the Kokkos CUDA build"
+fi
+
+if want kokkos-interop; then
+  STEP=kokkos-interop
+  [[ -x $KBUILD/kspmv/perf_tests/interop_bench ]] ||
+    fail "$KBUILD/kspmv/perf_tests/interop_bench not built (run kokkos-cuda-build first)"
+  args=(--out "$RESULTS/kokkos-interop")
+  [[ -f $RESULTS/kokkos_cuda.json ]] && args+=(--tests-json "$RESULTS/kokkos_cuda.json")
+  log "+ interop_bench (Kokkos CUDA build) ${args[*]}"
+  "$KBUILD/kspmv/perf_tests/interop_bench" "${args[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
+if want kokkos-bench; then
+  STEP=kokkos-bench
+  [[ -x $KBUILD/kspmv/perf_tests/spmv_bench ]] ||
+    fail "$KBUILD/kspmv/perf_tests/spmv_bench not built (run kokkos-cuda-build first)"
+  mkdir -p "$RESULTS/kokkos"
+  args=(--out "$RESULTS/kokkos" --kernels cusparse,kokkos-csr --precision double --no-autotune)
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  read -r -a extra <<<"${KOKKOS_BENCH_ARGS:---no-default-gen --gen laplace2d:n=2048 --gen stencil27:n=100}"
+  log "+ spmv_bench (Kokkos CUDA build) ${args[*]} ${extra[*]}"
+  "$KBUILD/kspmv/perf_tests/spmv_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
 fi
 
 trap - ERR

@@ -1,4 +1,5 @@
-// GPU SpMV benchmark: every CUDA kernel against cuSPARSE on the same device buffers.
+// GPU SpMV benchmark: every CUDA kernel (and, with a CUDA Kokkos, the Kokkos CSR kernel on the
+// GPU: kokkos-csr) against cuSPARSE on the same device buffers.
 // Per matrix, precision and kernel: median of --reps event-timed runs after warm-up (every kernel
 // of a matrix timed in the same rounds, one run of each per round), effective
 // GB/s (DESIGN.md "Measuring") and its ratio to a device-to-device copy measured in this run,
@@ -38,19 +39,22 @@ namespace {
 using namespace kspmv;
 using namespace kspmv::bench;
 
-// cuSPARSE first (the others' speedups are over it), every other CUDA row of the registry, auto.
-std::vector<Kernel> default_kernels() {
-  std::vector<Kernel> kernels = {Kernel::Cusparse};
+// cuSPARSE first (the others' speedups are over it), every other CUDA row of the registry, auto,
+// then the portable CSR kernel on the GPU where Kokkos has CUDA (kokkos-csr).
+std::vector<BenchKernel> default_kernels() {
+  std::vector<BenchKernel> kernels = {{Backend::Cuda, Kernel::Cusparse}};
   for (const KernelInfo& row : kernels_of(Backend::Cuda))
-    if (row.kernel != Kernel::Cusparse) kernels.push_back(row.kernel);
-  kernels.push_back(Kernel::Auto);
+    if (row.kernel != Kernel::Cusparse) kernels.push_back({Backend::Cuda, row.kernel});
+  kernels.push_back({Backend::Cuda, Kernel::Auto});
+  for (const BenchKernel& k : kokkos_gpu_kernels())
+    if (k.kernel == Kernel::Csr) kernels.push_back(k);
   return kernels;
 }
 
 struct Args {  // read_args() sets every field
   std::string matrices, out;
   std::vector<std::string> gens, precisions;
-  std::vector<Kernel> kernels;
+  std::vector<BenchKernel> kernels;
   std::vector<int> vector_sizes;  // extra CSR-Vector rows with a fixed vector size
   bool autotune = false;
   int reps = 0, device = 0;
@@ -69,7 +73,7 @@ Args read_args(const ParsedArgs& in) {
   a.precisions = precisions(in, "both");
   if (!in.has("kernels")) a.kernels = default_kernels();
   for (const auto& name : split(in.text("kernels", ""), ','))
-    a.kernels.push_back(parse_kernel(name));
+    a.kernels.push_back(parse_bench_kernel(name));
   for (const auto& v : split(in.text("vector-sizes", ""), ','))
     a.vector_sizes.push_back(static_cast<int>(parse_integer(v, "--vector-sizes")));
   a.autotune = !in.flag("no-autotune");
@@ -196,28 +200,31 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice): all
   // built and checked first, then timed round by round in the same rounds (a device that slows
   // down for a while slows every kernel alike, not the ones timed then).
-  std::vector<std::pair<Kernel, int>> cases;
-  for (const Kernel k : args.kernels) cases.emplace_back(k, 0);
-  for (const int v : args.vector_sizes) cases.emplace_back(Kernel::CsrVector, v);
+  std::vector<std::pair<BenchKernel, int>> cases;
+  for (const BenchKernel& k : args.kernels) cases.emplace_back(k, 0);
+  for (const int v : args.vector_sizes)
+    cases.emplace_back(BenchKernel{Backend::Cuda, Kernel::CsrVector}, v);
   std::vector<Result> rows;
   std::vector<std::unique_ptr<cuda::DeviceSpmv<S>>> kernels;
-  for (const auto& [k, v] : cases) {
+  for (const auto& [bk, v] : cases) {
+    const Kernel k = bk.kernel;
     Result r;
     r.matrix = name, r.precision = precision;
-    r.kernel = to_string(k) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
+    r.kernel = to_string(bk) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
     r.matrix_gb = matrix_gigabytes(a);
     if (k == Kernel::FullOverlap) r.residency = "streamed";
     std::unique_ptr<cuda::DeviceSpmv<S>> spmv;
     try {
+      const bool cuda_auto = bk.backend == Backend::Cuda && k == Kernel::Auto;
       const Kernel resolved =
-          k == Kernel::Auto
+          cuda_auto
               ? analysis::auto_kernel(analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols),
                                       sizeof(S))
               : k;
-      if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
+      if (cuda_auto) r.note = std::string("rule chose ") + to_string(resolved);
       spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
-                   : cuda::make_device_spmv(resolved, d, host);
+                   : make_bench_spmv<S>({bk.backend, resolved}, d, a);
       r.rel_error = poisoned_error(*spmv, dx, dy, ref, stream.get());
       r.ok = r.rel_error <= reference::tolerance<S>();
     } catch (const DeviceOutOfMemory& e) {
@@ -234,7 +241,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   std::vector<Body> bodies;
   std::vector<std::size_t> timed;  // the rows of `bodies`
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (kernels[i] && cases[i].first != Kernel::FullOverlap) {
+    if (kernels[i] && cases[i].first.kernel != Kernel::FullOverlap) {
       cuda::DeviceSpmv<S>* spmv = kernels[i].get();
       bodies.push_back([&, spmv] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); });
       timed.push_back(i);
@@ -244,10 +251,12 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   for (std::size_t j = 0; j < timed.size(); ++j) rows[timed[j]].ms = times[j];
   double cusparse_ms = NAN;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (cases[i].first == Kernel::Cusparse && cases[i].second == 0) cusparse_ms = rows[i].ms;
+    if (cases[i].first.backend == Backend::Cuda && cases[i].first.kernel == Kernel::Cusparse &&
+        cases[i].second == 0)
+      cusparse_ms = rows[i].ms;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Result& r = rows[i];
-    if (kernels[i] && cases[i].first == Kernel::FullOverlap) {
+    if (kernels[i] && cases[i].first.kernel == Kernel::FullOverlap) {
       // Full-Overlap streams the matrix on every run: compare, round by round, with the same
       // matrix bytes copied alone from pinned memory, and with that copy followed by cuSPARSE
       // (its copy-then-SpMV).
@@ -494,7 +503,9 @@ Command command() {
       {"no-default-gen", "", "no default families without --gen"},
       {"quick", "", "the small default families"},
       {"kernels", "a,b,c",
-       "default: cusparse (the baseline, first), every other CUDA kernel of the registry, auto"},
+       "default: cusparse (the baseline, first), every other CUDA kernel of the registry, auto, "
+       "and with a CUDA Kokkos kokkos-csr (the Kokkos CSR kernel on the GPU; also kokkos-coo, "
+       "kokkos-csc)"},
       {"precision", "float|double|both", "default both"},
       {"reps", "N", "event-timed runs per kernel (default 20)"},
       kDeviceOption,

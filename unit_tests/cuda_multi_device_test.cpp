@@ -22,6 +22,7 @@
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/multi_device.hpp"
 #include "backends/cuda/row_profile.hpp"
+#include "row_profile_expect.hpp"
 #endif
 
 namespace kspmv::test {
@@ -228,19 +229,7 @@ TYPED_TEST(CudaMultiDeviceTest, RowProfileOnTheDeviceEqualsTheHostStatistics) {
     std::vector<DeviceOffset> got(m + 1);
     narrow.download(got.data());
     for (Ordinal i = 0; i <= m; ++i) ASSERT_EQ(got[i], local[i]) << name << " row " << i;
-    for (const auto& [stats, cut] : {std::pair{p.all, std::numeric_limits<Offset>::max()},
-                                     std::pair{p.short_rows, cuda::kShortRowCut}}) {
-      const auto ref = analysis::row_stats(local.data(), m, a.ncols, cut);
-      EXPECT_EQ(stats.nrows, ref.nrows) << name;
-      EXPECT_EQ(stats.nnz, ref.nnz) << name;
-      EXPECT_EQ(stats.min_row, ref.min_row) << name;
-      EXPECT_EQ(stats.max_row, ref.max_row) << name;
-      EXPECT_EQ(stats.longest_row, ref.longest_row) << name;
-      EXPECT_EQ(stats.empty_rows, ref.empty_rows) << name;
-      EXPECT_EQ(stats.rows_above, ref.rows_above) << name;
-      EXPECT_NEAR(stats.mean_row, ref.mean_row, 1e-12 * (1 + ref.mean_row)) << name;
-      EXPECT_NEAR(stats.stddev_row, ref.stddev_row, 1e-9 * (1 + ref.stddev_row)) << name;
-    }
+    expect_profile_of(p, local.data(), m, a.ncols, name);
     const auto ref_all = analysis::row_stats(local.data(), m, a.ncols);
     if (std::isnan(ref_all.power_law_r))
       EXPECT_TRUE(std::isnan(p.all.power_law_r)) << name;

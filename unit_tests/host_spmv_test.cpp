@@ -146,13 +146,13 @@ TYPED_TEST(HostSpmv, OperatorApplyRejectsWrongExtentsAndLeavesYUnchanged) {
 TEST(HostCsrVectorLength, IsAPowerOfTwoGrowingWithRowLength) {
   int previous = 1;
   for (double mean : {0.0, 1.0, 5.0, 12.0, 50.0, 200.0, 1e6}) {
-    const int length = host::csr_vector_length(mean);
+    const int length = host::csr_vector_length<HostExecSpace>(mean);
     EXPECT_GE(length, previous) << mean;
     EXPECT_EQ(length & (length - 1), 0) << mean;
     EXPECT_LE(length, Kokkos::TeamPolicy<HostExecSpace>::vector_length_max());
     previous = length;
   }
-  EXPECT_EQ(host::csr_vector_length(1.0), 1);
+  EXPECT_EQ(host::csr_vector_length<HostExecSpace>(1.0), 1);
 }
 
 }  // namespace

@@ -148,12 +148,14 @@ struct Resources {
 };
 
 // The matrix a DeviceOperator is built from: host arrays (uploaded for the kernels that run on
-// the CSR), or a CSR already on the device with its row pointer read back for planning.
+// the CSR), or a CSR already on the device with its row pointer read back for planning, or with
+// the row profile computed there (`plan`: nothing of the matrix on the host).
 template <class Scalar>
 struct Source {
-  CsrPointers<Scalar> host;              // row_ptr always; col and val unless device-only
-  std::shared_ptr<DeviceCsr<Scalar>> a;  // set when the matrix arrived on the device
-  std::shared_ptr<const void> keep;      // owns the host arrays (a streamed matrix reads them)
+  CsrPointers<Scalar> host;  // row_ptr unless planned on the device; col and val unless device-only
+  std::shared_ptr<DeviceCsr<Scalar>> a;   // set when the matrix arrived on the device
+  const DevicePlanInput* plan = nullptr;  // kernels with a device factory plan from it
+  std::shared_ptr<const void> keep;       // owns the host arrays (a streamed matrix reads them)
 };
 
 // Where the matrix lives: resident, or streamed through a ring (`stream`); the matrix's sizes and
@@ -174,7 +176,9 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       : device_(device),
         m_(src.host.m),
         n_(src.host.n),
-        nnz_(src.host.m > 0 ? src.host.row_ptr[src.host.m] : 0),
+        nnz_(src.plan         ? src.a->nnz
+             : src.host.m > 0 ? src.host.row_ptr[src.host.m]
+                              : 0),
         device_sourced_(src.a != nullptr),
         streamed_(placement.streamed),
         options_(o),
@@ -196,11 +200,15 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     } else {
       Kernel k = o.kernel;
       if (k == Kernel::Auto) {
-        k = analysis::auto_kernel(analysis::row_stats(host.row_ptr, host.m, host.n),
-                                  sizeof(Scalar));
+        k = analysis::auto_kernel(
+            src.plan ? src.plan->profile.all : analysis::row_stats(host.row_ptr, host.m, host.n),
+            sizeof(Scalar));
         // A matrix that arrived on the device stays there: CSR-Vector rather than a kernel that
-        // preprocesses the entries on the host.
-        if (device_only && kernel_row<Scalar>(k).info.reads_host_entries) k = Kernel::CsrVector;
+        // preprocesses the entries on the host (or, planned on the device, one that plans on
+        // the host).
+        const KernelRow<Scalar>& row = kernel_row<Scalar>(k);
+        if ((device_only && row.info.reads_host_entries) || (src.plan && !row.make_on_device))
+          k = Kernel::CsrVector;
       }
       chosen.push_back(&kernel_row<Scalar>(k));
     }
@@ -212,7 +220,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     timings_.upload_ms = ms_since(t_upload);
     std::vector<std::string> names;
     for (const auto* row : chosen) {
-      r_->kernels.push_back(row->make(row->uses_device_csr ? r_->a : nullptr, host));
+      r_->kernels.push_back(src.plan ? row->make_on_device(r_->a, *src.plan)
+                                     : row->make(row->uses_device_csr ? r_->a : nullptr, host));
       names.push_back(to_string(row->info.kernel));
     }
     if (names.size() > 1) tuner_ = Tuner("kernel", names);
@@ -569,7 +578,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
   const Placement placement = place(host_matrix, options, streamed_kernel);
   try {
     return std::make_unique<DeviceOperator<Scalar>>(
-        device, Source<Scalar>{host_matrix, nullptr, std::move(keep_alive)}, options, placement);
+        device, Source<Scalar>{host_matrix, nullptr, nullptr, std::move(keep_alive)}, options, placement);
   } catch (const MemoryError& e) {  // the ring does not fit either
     if (options.residency != Residency::Auto) throw;
     throw MemoryError(placement.matrix + " fits neither resident (" + placement.budget +
@@ -594,16 +603,36 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar
 
 namespace {
 
-// The operator of a CSR already on `device`: the row pointer read back for the plans, the
-// entries too when options.kernel preprocesses them on the host.
+// The operator of a CSR already on `device`. Kernel::Auto (not autotuned) and the kernels with a
+// device factory (csr-vector, cuSPARSE) are planned from the row profile computed on the device
+// (row_profile.hpp: the long rows found there too); nothing of the matrix is read back. Other
+// kernels and autotuning read the row pointer back for their plans, the entries too when
+// options.kernel preprocesses them on the host.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
                                                   const Options& options) {
+  const Kernel k = options.kernel;
+  const bool planned_here =
+      k == Kernel::Auto ? !options.autotune : kernel_row<Scalar>(k).make_on_device != nullptr;
+  if (planned_here && !a->wide()) {  // the row profile reads a 32-bit row pointer
+    DeviceBuffer<ProfileSums> sums(1);
+    profile_rows(a->row_ptr.data(), a->m, sums.data(), nullptr);
+    ProfileSums h;
+    KSPMV_CUDA_CHECK(cudaMemcpy(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost));
+    DevicePlanInput in{to_profile(h, a->n), nullptr};
+    const DeviceOffset* rows = a->row_ptr.data();
+    const Ordinal m = a->m;
+    in.long_rows = [&in, rows, m](Offset threshold, Offset chunk) {
+      return plan_long_rows_on_device(rows, m, threshold, long_row_bound(in.profile, threshold),
+                                      chunk, nullptr);
+    };
+    const Source<Scalar> src{{nullptr, nullptr, nullptr, a->m, a->n}, a, &in};
+    return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
+  }
   const std::vector<Offset> row_ptr = download_row_ptr(*a);
   Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a, nullptr};
   std::vector<Ordinal> col;
   std::vector<Scalar> val;
-  const Kernel k = options.kernel;
   if (k != Kernel::Auto && kernel_row<Scalar>(k).info.reads_host_entries) {
     col.resize(a->nnz);
     val.resize(a->nnz);

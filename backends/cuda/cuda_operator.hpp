@@ -79,7 +79,11 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
                                                     std::shared_ptr<const void> keep_alive);
 
 // The same for a matrix already in the memory of options.devices[0] (cuda::adopt): kernels that
-// run on the CSR use it there; Kernel::Auto picks among them. It stays resident.
+// run on the CSR use it there; Kernel::Auto picks among them. It stays resident. With 32-bit
+// offsets, Kernel::Auto (not autotuned), csr-vector and the cuSPARSE kernels are planned from the
+// row profile computed on the device (row_profile.hpp): nothing of the matrix is read back. Other
+// kernels, autotuning and 64-bit offsets read the row pointer back (4 or 8 bytes a row) and,
+// where they preprocess on the host, the entries.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& device_matrix,
                                                     const Options& options);

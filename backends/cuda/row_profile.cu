@@ -66,8 +66,9 @@ __global__ void zero_sums(ProfileSums* s) {
 // Row i gets local[i] (and local[m] from the thread of the last row); each thread sums its rows
 // in registers, each warp reduces by shuffles and adds into the global sums. The length bins go
 // through shared memory, one atomic per distinct bin of a warp.
+template <class Src>
 __global__ void __launch_bounds__(kBlock)
-    profile_kernel(const Offset* __restrict__ src, Ordinal m, Offset lo, Offset hi,
+    profile_kernel(const Src* __restrict__ src, Ordinal m, Offset lo, Offset hi,
                    DeviceOffset* __restrict__ local, ProfileSums* __restrict__ out) {
   __shared__ u64 bins[64];
   if (threadIdx.x < 64) bins[threadIdx.x] = 0;
@@ -162,6 +163,14 @@ void narrow_and_profile(const Offset* src, Ordinal m, Offset lo, Offset hi, Devi
     return;
   }
   profile_kernel<<<grid_for(m), kBlock, 0, stream>>>(src, m, lo, hi, local, sums);
+  check_launch("profile_kernel");
+}
+
+void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cudaStream_t stream) {
+  zero_sums<<<1, 32, 0, stream>>>(sums);
+  check_launch("zero_sums");
+  if (m <= 0) return;
+  profile_kernel<<<grid_for(m), kBlock, 0, stream>>>(row_ptr, m, 0, 0, nullptr, sums);
   check_launch("profile_kernel");
 }
 

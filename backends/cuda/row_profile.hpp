@@ -49,6 +49,10 @@ struct DevicePlanInput {
 void narrow_and_profile(const Offset* src, Ordinal m, Offset lo, Offset hi, DeviceOffset* local,
                         ProfileSums* sums, cudaStream_t stream);
 
+// Enqueues on `stream` the statistics of the m rows of a 32-bit row pointer row_ptr[0..m] in
+// device memory (a matrix that arrived on one device, device_arrays.hpp) into `sums`.
+void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cudaStream_t stream);
+
 // The profile of `sums` read back to the host, for rows of ncols columns.
 RowProfile to_profile(const ProfileSums& sums, Ordinal ncols);
 

@@ -51,7 +51,8 @@ int run_cg(const ParsedArgs& args, const Options& options) {
   if (!(cg_options.tolerance > 0)) throw UsageError("--tol must be > 0");
   cg_options.max_iterations = static_cast<int>(args.integer("max-iters", 1000, 0, 100000000));
 
-  const CsrMatrix<Scalar> a = load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
+  const CsrMatrix<Scalar> a =
+      load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
   if (a.nrows != a.ncols) throw InvalidArgument(source + " is not square; CG needs an SPD matrix");
   Operator<Scalar> op(a, options);
   const std::vector<Scalar> b = random_values<Scalar>(a.nrows, 7);
@@ -131,7 +132,7 @@ Command cg_command() {
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {
-      {"backend", "host|cuda", "backend (default host)"},
+      {"backend", "host|cuda|kokkos-default", kBackendHelp},
       {"kernel", "NAME", "SpMV kernel (default auto)"},
       {"devices", "LIST", kDevicesHelp},
       {"partition", "NAME", kPartitionHelp},

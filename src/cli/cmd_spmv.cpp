@@ -125,7 +125,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
 // "host: auto, csr, ...; cuda: auto, ..." from the kernel registry.
 std::string kernel_names() {
   std::string names;
-  for (const Backend b : {Backend::Host, Backend::Cuda}) {
+  for (const Backend b : kBackends) {
     const auto rows = kernels_of(b);
     if (rows.empty()) continue;
     names += std::string(names.empty() ? "" : "; ") + to_string(b) + ": auto";
@@ -164,7 +164,7 @@ Command spmv_command() {
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {
-      {"backend", "host|cuda", "backend (default host)"},
+      {"backend", "host|cuda|kokkos-default", kBackendHelp},
       {"kernel", "NAME", kernel_names()},
       {"precision", "float|double", "scalar type (default double)"},
       {"alpha", "A", "alpha (default 1)"},

@@ -33,7 +33,7 @@ namespace {
 // (the partition and exchange names too, although one device uses neither).
 void resolve(Options& o) {
   if (o.devices == std::vector<int>{kAllDevices}) {
-    const int count = o.backend == Backend::Host ? 1 : cuda_device_count();
+    const int count = o.backend == Backend::Cuda ? cuda_device_count() : 1;
     if (count == 0) throw InvalidArgument("Operator: devices 'all' but no CUDA device is present");
     o.devices.clear();
     for (int d = 0; d < count; ++d) o.devices.push_back(d);
@@ -138,7 +138,7 @@ void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar al
   if (k > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InvalidArgument("apply: too many columns");
   check_no_alias(x, (k - 1) * ldx + nx, y, (k - 1) * ldy + ny);
-  if (place == Place::Device && options_.backend != Backend::Cuda)
+  if (place == Place::Device && !runs_on_device(options_.backend))
     throw InvalidArgument(std::string("apply: the ") + to_string(options_.backend) +
                           " backend reads vectors in host memory, not device memory");
   OperatorImpl<Scalar>& run = mode == Mode::NoTranspose ? op : impl(mode);
@@ -252,8 +252,9 @@ void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bo
     throw InvalidArgument("update_values: " + std::to_string(count) + " values for a matrix of " +
                           std::to_string(nnz_) + " non-zeros");
   if (values == nullptr && count > 0) throw InvalidArgument("update_values: null values");
-  if (device_memory && options_.backend != Backend::Cuda)
-    throw InvalidArgument("update_values: the host backend takes values in host memory");
+  if (device_memory && !runs_on_device(options_.backend))
+    throw InvalidArgument(std::string("update_values: the ") + to_string(options_.backend) +
+                          " backend takes values in host memory");
   if (last_ == transpose_.get()) last_ = nullptr;
   transpose_.reset();  // rebuilt from the new values on its next use
   // The host matrix's values become a copy of the new ones (never the caller's old array) where

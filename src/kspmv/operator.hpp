@@ -1,20 +1,23 @@
 // kspmv::Operator: bind a matrix and options once, then apply y = alpha*A*x + beta*y many times.
 //
-// Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays) in host or CUDA
-// memory; vectors as rank-1 Views (or rank-2 LayoutLeft Views of k vectors) in HostSpace,
-// CudaSpace, CudaUVMSpace or CudaHostPinnedSpace, or as raw pointers.
+// Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays; a KokkosSparse::
+// CrsMatrix through kspmv/interop/kokkos_sparse.hpp) in host or CUDA memory; vectors as rank-1
+// Views (or rank-2 LayoutLeft Views of k vectors) in HostSpace, CudaSpace, CudaUVMSpace or
+// CudaHostPinnedSpace, or as raw pointers. Device memory is the CUDA backend's and, with a Kokkos
+// built with CUDA, the kokkos-default backend's (Kokkos' default execution space).
 //
 // Where work runs, and when apply returns:
 // - Vectors in host memory (HostSpace, CudaHostPinnedSpace): apply returns when y is written.
 //   The CUDA backend stages them through device buffers of its own.
-// - Vectors in device memory (CudaSpace; CudaUVMSpace with the CUDA backend), CUDA backend:
-//   the kernels read and write them in place. apply(exec, ...) with a Kokkos::Cuda instance
-//   enqueues on that instance's stream, apply(stream, ...) on a cudaStream_t, and plain apply(...)
-//   on the legacy default stream (ordered after work on every blocking stream, Kokkos' default
-//   instance included); all three return without waiting for y: it is ready for later work on
-//   the same stream, or after exec.fence() / Kokkos::fence(). No host synchronization, no
-//   allocation and no global fence happen there (CUDA-graph capturable), except while
-//   Kernel::Auto autotunes (its first calls time each candidate and wait for it).
+// - Vectors in device memory (CudaSpace; CudaUVMSpace with the CUDA and kokkos-default
+//   backends), CUDA and kokkos-default backends: the kernels read and write them in place.
+//   apply(exec, ...) with a Kokkos::Cuda instance enqueues on that instance's stream, apply(stream,
+//   ...) on a cudaStream_t, and plain apply(...) on the legacy default stream (ordered after work
+//   on every blocking stream, Kokkos' default instance included); all three return without waiting
+//   for y: it is ready for later work on the same stream, or after exec.fence() / Kokkos::fence().
+//   No host synchronization, no allocation and no global fence happen there (CUDA-graph
+//   capturable), except while Kernel::Auto autotunes (its first calls time each candidate and wait
+//   for it).
 // - Threads: one Operator is not safe to use from several threads at once (apply reuses its
 //   buffers and records its timings); distinct Operators are independent.
 #pragma once
@@ -40,7 +43,7 @@ namespace detail {
 void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std::size_t values);
 
 // Where the data of a View of memory space M is read: host memory unless only a device reaches
-// it, or it is managed (UVM) memory and the backend is CUDA.
+// it, or it is managed (UVM) memory and the backend runs on the GPU (CUDA, kokkos-default).
 template <class M>
 Place place_of(Backend backend) {
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible;
@@ -49,7 +52,7 @@ Place place_of(Backend backend) {
 #else
   constexpr bool managed = false;
 #endif
-  return host && !(managed && backend == Backend::Cuda) ? Place::Host : Place::Device;
+  return host && !(managed && backend != Backend::Host) ? Place::Host : Place::Device;
 }
 
 // Throws InvalidArgument unless the rank-1 or rank-2 View v is stored column by column with
@@ -96,15 +99,23 @@ class Operator {
 
   // From CSR Views (row_map: nrows + 1 offsets of any integer type; entries: column indices;
   // values), all in host memory or all in CUDA memory (CudaSpace, or CudaUVMSpace with the CUDA
-  // backend). The Operator keeps the Views (reference counted) for its lifetime.
+  // and kokkos-default backends). The Operator keeps the Views (reference counted) for its
+  // lifetime.
   // Host memory: as the CsrMatrix constructor; arrays of kspmv's types (int64 offsets, int32
   // columns) are shared, others converted once.
-  // CUDA memory (CUDA backend): the entries never leave the device. The row map and the column
+  // CUDA memory, CUDA backend: the entries never leave the device. The row map and the column
   // indices are used in place when they are 32-bit (otherwise narrowed once into a device copy,
   // which needs nnz < 2^31); the values are copied once on the device (update_values writes
-  // there, never into the caller's array). The row map is read back (8 bytes per row) to plan
-  // the kernels; kernels that preprocess the entries on the host (seg, seg-r, hbp,
-  // full-overlap) copy the matrix to the host once, and Kernel::Auto does not pick them.
+  // there, never into the caller's array). Kernel::Auto (not autotuned), csr-vector and the
+  // cuSPARSE kernels are planned from the row profile computed on the device (the long rows
+  // found there, their extents alone read back): the row map stays there. Other kernels and
+  // autotuning read the row map back (4 bytes per row);
+  // kernels that preprocess the entries on the host (seg, seg-r, hbp, full-overlap) copy the
+  // matrix to the host once, and Kernel::Auto does not pick them.
+  // Memory of Kokkos' default execution space, kokkos-default backend (a CUDA Kokkos): a row map
+  // of 64-bit signed offsets and 32-bit column indices are used in place (others converted once
+  // there), the values copied once there, nothing read back; kernel csr only, Mode::Transpose
+  // built through the host.
   template <class RowMap, class Entries, class Values,
             class = std::enable_if_t<Kokkos::is_view<RowMap>::value>>
   Operator(Ordinal ncols, const RowMap& row_map, const Entries& entries, const Values& values,

@@ -166,6 +166,22 @@ std::string utc_date() {
   return date;
 }
 
+KokkosBuild kokkos_build() {
+  KokkosBuild k;
+  k.version = std::to_string(KOKKOS_VERSION / 10000) + "." +
+              std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+              std::to_string(KOKKOS_VERSION % 100);
+  k.host_space = execution_space_name(Backend::Host);
+  k.host_threads = HostExecSpace().concurrency();
+  k.default_space = execution_space_name(Backend::KokkosDefault);
+  return k;
+}
+
+std::string to_string(const KokkosBuild& k) {
+  return "Kokkos " + k.version + ", host " + k.host_space + " with " +
+         std::to_string(k.host_threads) + " thread(s), default " + k.default_space;
+}
+
 template <class Scalar>
 Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, std::uint64_t seed) {
   const auto x = random_view<Scalar>(op.ncols(), seed);

@@ -112,6 +112,17 @@ const char* precision_name() {
   return sizeof(Scalar) == sizeof(float) ? "float" : "double";
 }
 
+// The Kokkos this build runs on, as `kspmv demo` and `kspmv info` print it: its version
+// ("4.6.1"), the host execution space of the host backend and its threads, and Kokkos' default
+// execution space (the kokkos-default backend's).
+struct KokkosBuild {
+  std::string version, host_space, default_space;
+  int host_threads = 0;
+};
+KokkosBuild kokkos_build();
+// "Kokkos 4.6.1, host OpenMP with 2 threads, default OpenMP".
+std::string to_string(const KokkosBuild& k);
+
 // "--precision float|double|both" (default `fallback`): the precisions to run.
 std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback);
 

@@ -8,7 +8,12 @@
 
 namespace kspmv {
 
-enum class Backend { Host, Cuda };
+// Host: the Kokkos kernels on the default host execution space (host threads). Cuda: the CUDA
+// kernels and cuSPARSE. KokkosDefault ("kokkos-default"): the Kokkos CSR, COO and CSC kernels on
+// Kokkos' default execution space, a GPU when Kokkos was built with CUDA (HIP, SYCL), the host
+// otherwise.
+enum class Backend { Host, Cuda, KokkosDefault };
+inline constexpr Backend kBackends[] = {Backend::Host, Backend::Cuda, Backend::KokkosDefault};
 
 // Every kernel once: X(enumerator, command-line name). Which backend runs it, and how, is the
 // kernel registry's business (kspmv/registry.hpp); this list only names them.
