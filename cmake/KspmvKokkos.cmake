@@ -1,4 +1,5 @@
-# Find Kokkos (any version >= 3.4) and make its target usable.
+# Find Kokkos (any version >= 3.4) and make its target usable, or build it from a source given in
+# KSPMV_KOKKOS_SOURCE.
 #
 # Debian 12's Trilinos build of Kokkos 3.4 exports Kokkos::kokkos with an include path that does
 # not exist (<prefix>/lib/include) while the headers live in Kokkos_INCLUDE_DIRS
@@ -11,8 +12,37 @@ macro(kspmv_find_kokkos)
     # Kokkos refuses GNU extensions; say so up front instead of letting it warn and override.
     set(CMAKE_CXX_EXTENSIONS OFF)
   endif()
-  find_package(Kokkos 3.4 REQUIRED ${ARGN})
-  kspmv_repair_kokkos_target(Kokkos::kokkos "${Kokkos_INCLUDE_DIRS}")
+  if(KSPMV_KOKKOS_SOURCE)
+    kspmv_build_kokkos("${KSPMV_KOKKOS_SOURCE}")
+  else()
+    find_package(Kokkos 3.4 REQUIRED ${ARGN})
+    kspmv_repair_kokkos_target(Kokkos::kokkos "${Kokkos_INCLUDE_DIRS}")
+  endif()
+endmacro()
+
+# Builds Kokkos from `source` (a source directory, a source tarball, or the URL of one) as part of
+# this build, through FetchContent, with the OpenMP and Serial backends unless the cache says
+# otherwise (-DKokkos_ENABLE_OPENMP=OFF, -DKokkos_ENABLE_CUDA=ON, ...). KSPMV_KOKKOS_SOURCE_SHA256,
+# when set, is the tarball's checksum. Kokkos is installed with kspmv. Sets Kokkos_VERSION and
+# Kokkos_ENABLE_<BACKEND> as find_package(Kokkos) does.
+macro(kspmv_build_kokkos source)
+  include(FetchContent)
+  if(IS_DIRECTORY "${source}")
+    FetchContent_Declare(kokkos SOURCE_DIR "${source}")
+  elseif(KSPMV_KOKKOS_SOURCE_SHA256)
+    FetchContent_Declare(kokkos URL "${source}" URL_HASH "SHA256=${KSPMV_KOKKOS_SOURCE_SHA256}")
+  else()
+    FetchContent_Declare(kokkos URL "${source}")
+  endif()
+  set(Kokkos_ENABLE_SERIAL ON CACHE BOOL "Kokkos: the Serial backend")
+  set(Kokkos_ENABLE_OPENMP ON CACHE BOOL "Kokkos: the OpenMP backend (threads of the host)")
+  message(STATUS "kspmv: building Kokkos from ${source}")
+  FetchContent_MakeAvailable(kokkos)
+  get_directory_property(Kokkos_VERSION DIRECTORY "${kokkos_SOURCE_DIR}" DEFINITION Kokkos_VERSION)
+  foreach(_backend SERIAL OPENMP THREADS CUDA HIP SYCL)
+    get_directory_property(Kokkos_ENABLE_${_backend} DIRECTORY "${kokkos_SOURCE_DIR}"
+                           DEFINITION Kokkos_ENABLE_${_backend})
+  endforeach()
 endmacro()
 
 # Replace every missing include directory of an imported target by `fallback_dirs`.

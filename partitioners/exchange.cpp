@@ -1,12 +1,129 @@
+// The exchange modes as strategies: layout, steps and traffic of AllGather, Merge, Halo and
+// AllGatherX, from the plan alone.
 #include "partitioners/exchange.hpp"
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kspmv/core/error.hpp"
 
 namespace kspmv::part {
+
+namespace {
+
+// Sorted, with adjacent or overlapping spans merged and empty ones dropped.
+std::vector<Span> merged(std::vector<Span> s) {
+  std::sort(s.begin(), s.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  std::vector<Span> out;
+  for (const Span& x : s) {
+    if (x.count <= 0) continue;
+    if (!out.empty() && out.back().begin + out.back().count >= x.begin) {
+      const Ordinal end = std::max(out.back().begin + out.back().count, x.begin + x.count);
+      out.back().count = end - out.back().begin;
+    } else {
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+std::vector<Span> whole(Ordinal len) {
+  return len > 0 ? std::vector<Span>{{0, len}} : std::vector<Span>{};
+}
+
+// Whether every entry of `inner` lies in `outer` (both merged).
+bool covered(const std::vector<Span>& inner, const std::vector<Span>& outer) {
+  for (const Span& s : inner) {
+    const bool in = std::any_of(outer.begin(), outer.end(), [&](const Span& o) {
+      return o.begin <= s.begin && s.begin + s.count <= o.begin + o.count;
+    });
+    if (!in) return false;
+  }
+  return true;
+}
+
+// Gao et al. 2024, Fig. 2: each Owned block's rows go to every other device after its kernel.
+class AllGatherStrategy final : public ExchangeStrategy {
+ public:
+  explicit AllGatherStrategy(const PartitionPlan& p) : ExchangeStrategy(p, Exchange::AllGather) {}
+  std::vector<Span> x_needed(int) const override { return whole(plan_.ncols); }
+  std::vector<Span> y_needed(int d) const override { return block_rows(plan_, d, false); }
+  std::vector<Span> y_home(int d) const override {
+    return d == 0 ? whole(plan_.nrows) : std::vector<Span>{};
+  }
+  bool replicated() const override { return true; }
+  std::vector<Copy> after_block(int b) const override {
+    const Block& k = plan_.blocks[b];
+    std::vector<Copy> c;
+    if (k.role != Role::Owned || k.rows() == 0) return c;
+    for (int e = 0; e < plan_.ndevices; ++e)
+      if (e != k.device)
+        c.push_back({k.device, e, Buffer::Y, Buffer::Y, b, k.row_begin, k.row_begin, k.rows()});
+    return c;
+  }
+};
+
+// MSREP Alg. 3/5/7: partials go to device 0, which scales its y by beta first and adds every
+// partial (rows split between two partitions get two) in plan order.
+class MergeStrategy final : public ExchangeStrategy {
+ public:
+  explicit MergeStrategy(const PartitionPlan& p) : ExchangeStrategy(p, Exchange::Merge) {}
+  bool partials() const override { return true; }
+  std::vector<Span> x_needed(int) const override { return whole(plan_.ncols); }
+  std::vector<Span> y_needed(int d) const override {
+    return d == 0 ? whole(plan_.nrows) : std::vector<Span>{};
+  }
+  std::vector<Span> y_home(int d) const override { return y_needed(d); }
+  std::vector<Span> scale_first(int d) const override { return y_needed(d); }
+  std::vector<Copy> after_block(int b) const override {
+    const Block& k = plan_.blocks[b];
+    if (k.device == 0 || k.rows() == 0) return {};
+    return {{k.device, 0, Buffer::Partial, Buffer::Inbox, b, 0, 0, k.rows()}};
+  }
+  std::vector<Add> at_end() const override {
+    std::vector<Add> a;
+    for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
+      const Block& k = plan_.blocks[b];
+      if (k.rows() > 0)
+        a.push_back({0, static_cast<int>(b), k.device == 0 ? Buffer::Partial : Buffer::Inbox,
+                     k.row_begin, k.rows()});
+    }
+    return a;
+  }
+};
+
+// Owned rows and x entries (Halo and AllGatherX): y stays with the row owners.
+class OwnedStrategy : public ExchangeStrategy {
+ public:
+  OwnedStrategy(const PartitionPlan& p, Exchange mode) : ExchangeStrategy(p, mode) {}
+  std::vector<Span> x_needed(int d) const override { return owned_columns(plan_, d); }
+  std::vector<Span> y_needed(int d) const override { return block_rows(plan_, d, false); }
+  std::vector<Span> y_home(int d) const override { return block_rows(plan_, d, false); }
+};
+
+class HaloStrategy final : public OwnedStrategy {
+ public:
+  explicit HaloStrategy(const PartitionPlan& p) : OwnedStrategy(p, Exchange::Halo) {}
+  bool halo() const override { return true; }
+};
+
+// CG(comp), Gao et al. 2024 §5.3: every device's x entries to every other device first.
+class AllGatherXStrategy final : public OwnedStrategy {
+ public:
+  explicit AllGatherXStrategy(const PartitionPlan& p) : OwnedStrategy(p, Exchange::AllGatherX) {}
+  std::vector<Copy> before_kernels() const override {
+    std::vector<Copy> c;
+    for (int d = 0; d < plan_.ndevices; ++d)
+      for (const Span& s : x_needed(d))
+        for (int e = 0; e < plan_.ndevices; ++e)
+          if (e != d) c.push_back({d, e, Buffer::X, Buffer::X, -1, s.begin, s.begin, s.count});
+    return c;
+  }
+};
+
+}  // namespace
 
 const char* to_string(Exchange e) {
   switch (e) {
@@ -16,6 +133,8 @@ const char* to_string(Exchange e) {
       return "merge";
     case Exchange::Halo:
       return "halo";
+    case Exchange::AllGatherX:
+      return "allgather-x";
     case Exchange::Auto:
       return "auto";
   }
@@ -23,9 +142,11 @@ const char* to_string(Exchange e) {
 }
 
 Exchange parse_exchange(const std::string& name) {
-  for (Exchange e : {Exchange::AllGather, Exchange::Merge, Exchange::Halo, Exchange::Auto})
+  for (Exchange e :
+       {Exchange::AllGather, Exchange::Merge, Exchange::Halo, Exchange::AllGatherX, Exchange::Auto})
     if (name == to_string(e)) return e;
-  throw InvalidArgument("unknown exchange '" + name + "' (valid: allgather, merge, halo, auto)");
+  throw InvalidArgument("unknown exchange '" + name +
+                        "' (valid: allgather, merge, halo, allgather-x, auto)");
 }
 
 bool exchange_applies(Scheme s, Exchange e) {
@@ -36,6 +157,7 @@ bool exchange_applies(Scheme s, Exchange e) {
     case Exchange::Merge:
       return s != Scheme::LRARC;
     case Exchange::Halo:
+    case Exchange::AllGatherX:
       return !msrep && s != Scheme::LRARC;
     case Exchange::Auto:
       return true;
@@ -57,7 +179,7 @@ std::vector<ColumnRange> halo_column_ranges(const PartitionPlan& p) {
   const auto first_col = [&](Offset row) { return static_cast<Ordinal>((row * n + m - 1) / m); };
   const auto add = [&](Ordinal r0, Ordinal r1, int owner) {
     const Ordinal c0 = first_col(r0), c1 = first_col(r1);
-    if (c0 < c1) r.push_back({c0, c1, owner, 0, 0});
+    if (c0 < c1) r.push_back({c0, c1, owner});
   };
   std::vector<const Block*> blocks;
   for (const Block& b : p.blocks)
@@ -71,21 +193,77 @@ std::vector<ColumnRange> halo_column_ranges(const PartitionPlan& p) {
     row = b->row_end;
   }
   add(row, p.nrows, 0);
-  const std::vector<Ordinal> starts = halo_owner_starts(r, p.ndevices);
-  std::vector<Ordinal> seen(p.ndevices, 0);
-  for (ColumnRange& c : r) {
-    c.rank = seen[c.owner];
-    c.order = starts[c.owner] + c.rank;
-    seen[c.owner] += c.end - c.begin;
-  }
   return r;
 }
 
-std::vector<Ordinal> halo_owner_starts(const std::vector<ColumnRange>& ranges, int ndevices) {
-  std::vector<Ordinal> starts(std::size_t(ndevices) + 1, 0);
-  for (const ColumnRange& c : ranges) starts[c.owner + 1] += c.end - c.begin;
-  for (int d = 0; d < ndevices; ++d) starts[d + 1] += starts[d];
-  return starts;
+std::vector<Span> block_rows(const PartitionPlan& p, int d, bool owned_only) {
+  std::vector<Span> s;
+  for (const Block& b : p.blocks)
+    if (b.device == d && (!owned_only || b.role == Role::Owned))
+      s.push_back({b.row_begin, b.rows()});
+  return merged(std::move(s));
+}
+
+std::vector<Span> owned_columns(const PartitionPlan& p, int d) {
+  std::vector<Span> s;
+  for (const ColumnRange& c : halo_column_ranges(p))
+    if (c.owner == d) s.push_back({c.begin, c.end - c.begin});
+  return merged(std::move(s));
+}
+
+bool ExchangeStrategy::iterates_in_place() const {
+  for (int d = 0; d < plan_.ndevices; ++d) {
+    const std::vector<Span> held = replicated() ? whole(plan_.nrows) : y_home(d);
+    if (!covered(merged(x_needed(d)), held)) return false;
+  }
+  return true;
+}
+
+void ExchangeStrategy::set_halo_counts(std::vector<std::vector<Ordinal>> counts) {
+  halo_ = std::move(counts);
+}
+
+Ordinal ExchangeStrategy::halo_count(int dst, int src) const {
+  if (static_cast<std::size_t>(dst) >= halo_.size()) return 0;
+  const auto& row = halo_[dst];
+  return static_cast<std::size_t>(src) < row.size() ? row[src] : 0;
+}
+
+std::vector<DeviceTraffic> ExchangeStrategy::traffic(std::size_t scalar_bytes) const {
+  std::vector<DeviceTraffic> t(plan_.ndevices);
+  const auto count = [&](int src, int dst, Ordinal entries) {
+    t[src].bytes_sent += entries * scalar_bytes;
+    t[dst].bytes_received += entries * scalar_bytes;
+  };
+  for (const Copy& c : before_kernels()) count(c.src, c.dst, c.count);
+  for (std::size_t b = 0; b < plan_.blocks.size(); ++b)
+    for (const Copy& c : after_block(static_cast<int>(b))) count(c.src, c.dst, c.count);
+  if (halo())
+    for (int dst = 0; dst < plan_.ndevices; ++dst)
+      for (int src = 0; src < plan_.ndevices; ++src) count(src, dst, halo_count(dst, src));
+  return t;
+}
+
+std::size_t ExchangeStrategy::bytes(std::size_t scalar_bytes) const {
+  std::size_t sent = 0;
+  for (const DeviceTraffic& t : traffic(scalar_bytes)) sent += t.bytes_sent;
+  return sent;
+}
+
+std::unique_ptr<ExchangeStrategy> make_strategy(const PartitionPlan& plan, Exchange mode) {
+  if (mode == Exchange::Auto || !exchange_applies(plan.scheme, mode))
+    throw UnsupportedError(std::string("exchange '") + to_string(mode) +
+                           "' does not apply to scheme '" + to_string(plan.scheme) + "'");
+  switch (mode) {
+    case Exchange::AllGather:
+      return std::make_unique<AllGatherStrategy>(plan);
+    case Exchange::Merge:
+      return std::make_unique<MergeStrategy>(plan);
+    case Exchange::Halo:
+      return std::make_unique<HaloStrategy>(plan);
+    default:
+      return std::make_unique<AllGatherXStrategy>(plan);
+  }
 }
 
 std::vector<HaloVolume> halo_volumes(const PartitionPlan& p, const Offset* row_ptr,

@@ -1,7 +1,15 @@
-// How the devices' results are combined in multi-device SpMV (DESIGN.md "Execution"). Kokkos-free:
-// shared by the host emulation (backends/host/multi_device.hpp) and the CUDA executor.
+// How the devices' results are combined in multi-device SpMV (DESIGN.md "Execution"): one
+// ExchangeStrategy per mode, planned from the PartitionPlan alone and carried out step by step by
+// the CUDA executor (backends/cuda/multi_device.hpp) and by the host emulation
+// (backends/host/multi_device.hpp) alike. Kokkos-free.
+//
+// Every mode lays vectors out the same way: each device holds max(m, n) entries of x and of y at
+// their global positions. The modes differ in which entries each device holds when an apply
+// starts, in the copies between devices, and in where y is whole when it ends.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,45 +18,135 @@
 namespace kspmv::part {
 
 enum class Exchange {
-  AllGather,  // x replicated; each device sends its owned y rows to every other device
-              // (Gao et al. 2024, Fig. 2); redundant blocks are computed everywhere, never sent
-  Merge,      // partial y of every device summed on device 0, beta applied once (MSREP Alg. 3/5/7)
-  Halo,       // each device owns its rows of x and y and receives only the x entries it needs
-  Auto,       // the CUDA executor times every exchange that applies and keeps the fastest for
-              // the ExchangeUse; the host emulation takes the fewest bytes exchanged
+  AllGather,   // x replicated; each device sends its owned y rows to every other device after
+               // their kernel (Gao et al. 2024, Fig. 2); redundant blocks are never sent
+  Merge,       // x replicated; every block's alpha*A_b*x summed on device 0, beta applied once
+               // there (MSREP Alg. 3/5/7)
+  Halo,        // each device owns its rows of x and y and receives only the x entries its rows
+               // read, found once at set-up (as distributed-memory libraries do)
+  AllGatherX,  // each device owns its rows of x and y and sends its x entries to every other
+               // device before the kernels: Gao et al. 2024's CG(comp) baseline (§5.3)
+  Auto,        // the fastest of AllGather, Merge and Halo where they apply (core/tuner.hpp)
 };
 
-// What Auto measures: one apply (x given on every device, y wherever the exchange leaves it),
-// or an iterative solve where y becomes the next x (Merge then also broadcasts y).
-enum class ExchangeUse { Apply, Iterative };
-
-// "allgather", "merge", "halo", "auto".
+// "allgather", "merge", "halo", "allgather-x", "auto".
 const char* to_string(Exchange e);
 Exchange parse_exchange(const std::string& name);
 
 // Which exchanges a scheme supports. AllGather: row-disjoint schemes (Rows, NZ, 2NZ, LRA,
 // LRA+RC). Merge: every scheme except LRA+RC (a redundant block has no single owner to merge).
-// Halo: Rows, NZ, 2NZ, LRA (every row owned by exactly one device). Auto: every scheme.
+// Halo, AllGatherX: Rows, NZ, 2NZ, LRA (every row owned by exactly one device). Auto: every one.
 bool exchange_applies(Scheme s, Exchange e);
 // The exchanges Auto chooses from for a scheme: AllGather, Merge, Halo where they apply.
 std::vector<Exchange> exchange_candidates(Scheme s);
 
-// Halo: x entry j belongs to the device owning row floor(j*m/n), so the rows [r0, r1) of a block
-// own the columns [ceil(r0*n/m), ceil(r1*n/m)). A ColumnRange is such a run of columns, with its
-// place in the owner-major order of all columns (device 0's columns, then device 1's, ...,
-// increasing within a device) and among its owner's columns.
+// Halo and AllGatherX: x entry j belongs to the device owning row floor(j*m/n), so the rows
+// [r0, r1) of a block own the columns [ceil(r0*n/m), ceil(r1*n/m)). A ColumnRange is such a run.
 struct ColumnRange {
   Ordinal begin = 0, end = 0;  // columns [begin, end)
   int owner = 0;
-  Ordinal order = 0;  // owner-major position of column `begin`
-  Ordinal rank = 0;   // position of column `begin` among its owner's columns
 };
-// The non-empty column ranges of a plan whose blocks have disjoint rows (the Halo schemes),
-// sorted by column and covering [0, n); rows in no block belong to device 0. Empty when m or n
-// is 0. O(blocks log blocks).
+// The non-empty column ranges of a plan whose blocks have disjoint rows, sorted by column and
+// covering [0, n); rows in no block belong to device 0. Empty when m or n is 0.
+// O(blocks log blocks).
 std::vector<ColumnRange> halo_column_ranges(const PartitionPlan& p);
-// Owner-major position of each device's first column: ndevices + 1 entries, the last one n.
-std::vector<Ordinal> halo_owner_starts(const std::vector<ColumnRange>& ranges, int ndevices);
+
+// Entries [begin, begin + count) of a vector.
+struct Span {
+  Ordinal begin = 0, count = 0;
+};
+
+// What a copy reads and writes: a device's x or y, a block's partial result alpha*A_b*x (its
+// rows, on its device) or the copy of that partial on another device.
+enum class Buffer { X, Y, Partial, Inbox };
+
+// `count` entries from buffer `from` of device `src` to buffer `to` of device `dst`.
+struct Copy {
+  int src = 0, dst = 0;
+  Buffer from = Buffer::Y, to = Buffer::Y;
+  int block = -1;  // plan index of the block whose Partial / Inbox it is
+  Ordinal from_offset = 0, to_offset = 0, count = 0;
+};
+
+// y[offset, offset + count) += `from` of `block`, on `device`.
+struct Add {
+  int device = 0;
+  int block = 0;
+  Buffer from = Buffer::Partial;
+  Ordinal offset = 0, count = 0;
+};
+
+// Bytes one device sends to and receives from the others in one apply (uploads and downloads
+// between host and devices are not exchanges).
+struct DeviceTraffic {
+  std::size_t bytes_sent = 0;
+  std::size_t bytes_received = 0;
+};
+
+class ExchangeStrategy {
+ public:
+  virtual ~ExchangeStrategy() = default;
+  Exchange mode() const { return mode_; }
+  const PartitionPlan& plan() const { return plan_; }
+
+  // What it adds to the layout.
+  // Whether the blocks' kernels write alpha*A_b*x into their Partial instead of y.
+  virtual bool partials() const { return false; }
+  // The x entries device d holds when an apply starts (it reads the others after the exchange).
+  virtual std::vector<Span> x_needed(int d) const = 0;
+  // The y entries device d reads when beta != 0.
+  virtual std::vector<Span> y_needed(int d) const = 0;
+  // The rows of y read from device d when an apply has ended: every row from one device.
+  virtual std::vector<Span> y_home(int d) const = 0;
+  // Whether every device ends an apply with the whole y.
+  virtual bool replicated() const { return false; }
+
+  // What runs before the kernels, after each block's kernel, and at the end.
+  // Rows of device d's y scaled by beta before the kernels.
+  virtual std::vector<Span> scale_first(int d) const {
+    (void)d;
+    return {};
+  }
+  // Copies of x entries before the kernels.
+  virtual std::vector<Copy> before_kernels() const { return {}; }
+  // Whether each device receives the x entries its pieces read, by the lists the executor finds
+  // in the matrix (gather on the owner, copy, scatter), before the kernels.
+  virtual bool halo() const { return false; }
+  // Copies after the kernel of plan block b.
+  virtual std::vector<Copy> after_block(int b) const {
+    (void)b;
+    return {};
+  }
+  // Sums once every copy into their device has arrived.
+  virtual std::vector<Add> at_end() const { return {}; }
+
+  // Whether the x entries each device needs are the rows of y it holds after an apply (square
+  // matrices): an iterative method keeps its vectors where they are (AllGather, Halo,
+  // AllGatherX; not Merge).
+  bool iterates_in_place() const;
+
+  // The bytes it moves. Halo: counts[dst][src] x entries device dst receives from device src per
+  // apply, set by the executor once it found them.
+  void set_halo_counts(std::vector<std::vector<Ordinal>> counts);
+  Ordinal halo_count(int dst, int src) const;
+  std::vector<DeviceTraffic> traffic(std::size_t scalar_bytes) const;
+  std::size_t bytes(std::size_t scalar_bytes) const;  // sent, summed over devices
+
+ protected:
+  ExchangeStrategy(const PartitionPlan& plan, Exchange mode) : plan_(plan), mode_(mode) {}
+  PartitionPlan plan_;
+  Exchange mode_;
+  std::vector<std::vector<Ordinal>> halo_;
+};
+
+// The strategy of `mode` for `plan`. Throws UnsupportedError when the mode does not apply to the
+// plan's scheme, and for Auto (the caller times the candidates).
+std::unique_ptr<ExchangeStrategy> make_strategy(const PartitionPlan& plan, Exchange mode);
+
+// Sorted, merged spans: the rows of device d's blocks (all, or its Owned ones), and the x entries
+// it owns under the Halo rule.
+std::vector<Span> block_rows(const PartitionPlan& p, int d, bool owned_only);
+std::vector<Span> owned_columns(const PartitionPlan& p, int d);
 
 // What one device computes and exchanges in one Halo apply: its rows and non-zeros, the x entries
 // it owns, the distinct x entries its rows read from other devices (received) and those that

@@ -77,11 +77,12 @@ void check_fraction(double d, const char* name) {
 // end on ties); A_s = the rest. Rounding m_c reproduces the paper's example (m = 7, d_c = 0.1 ->
 // m_c = 1), which floor would not. A_s and A_l are NZ-split (short part on stream 0, long on 1);
 // every device gets an A_c block on stream 2. (1e-9 absorbs d*m landing just below an integer.)
-void add_lra_blocks(PartitionPlan& p, const Offset* row_ptr, Ordinal m, bool redundant) {
+void add_lra_blocks(PartitionPlan& p, const Offset* row_ptr, Ordinal m, bool redundant,
+                    Ordinal longest) {
   const auto m_l = static_cast<Ordinal>(std::floor(p.d_l * m + 1e-9));
   const auto m_c =
       redundant ? std::min(m - m_l, static_cast<Ordinal>(std::floor(p.d_c * m + 0.5))) : 0;
-  const bool long_first = m_l > 0 && longest_row(row_ptr, m) < m_l;
+  const bool long_first = m_l > 0 && (longest >= 0 ? longest : longest_row(row_ptr, m)) < m_l;
   const Ordinal l0 = long_first ? 0 : m - m_l;
   // The short-row side is [s0, s1); A_c is taken from one of its ends.
   const Ordinal s0 = long_first ? m_l : 0, s1 = long_first ? m : m - m_l;
@@ -232,7 +233,10 @@ PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const Parti
       check_fraction(p.d_l, "d_l");
       check_fraction(p.d_c, "d_c");
       if (p.d_l + p.d_c > 1.0) throw InvalidArgument("partition: d_l + d_c must be <= 1");
-      add_lra_blocks(p, row_ptr, m, opt.scheme == Scheme::LRARC);
+      if (opt.longest_row >= m && m > 0)
+        throw InvalidArgument("partition: longest_row " + std::to_string(opt.longest_row) +
+                              " is not a row of the matrix");
+      add_lra_blocks(p, row_ptr, m, opt.scheme == Scheme::LRARC, opt.longest_row);
       break;
     }
     case Scheme::PCSR:

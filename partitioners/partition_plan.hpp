@@ -69,6 +69,10 @@ struct PartitionOptions {
   // LRA / LRA+RC row fractions; < 0 picks the Table 3 default by mean nnz/row (table3_defaults).
   // m_l = floor(d_l*m) long rows, m_c = round(d_c*m) redundant rows (see partition_plan.cpp).
   double d_l = -1, d_c = -1;
+  // LRA / LRA+RC: the first row holding the most non-zeros when the caller knows it (row
+  // statistics computed on the device, analysis::RowStats::longest_row); < 0: a scan of row_ptr
+  // finds it.
+  Ordinal longest_row = -1;
 };
 
 // Table 3 of Gao et al. 2024, midpoints of the ranges over their three platforms:
@@ -87,7 +91,8 @@ LraParams table3_defaults(Scheme s, double mean_nnz_per_row);
 std::vector<LraParams> tuning_candidates(Scheme s, double mean_nnz_per_row);
 
 // Partitions the m x n CSR matrix whose row pointer (m + 1 entries) is row_ptr. Reads only
-// row_ptr: O(ndevices log m), plus O(m) for the longest-row search of LRA and LRA+RC.
+// row_ptr: O(ndevices log m), plus O(m) for the longest-row search of LRA and LRA+RC unless
+// PartitionOptions::longest_row gives it.
 // Throws InvalidArgument for ndevices < 1, d_l or d_c outside [0, 1] or d_l + d_c > 1, and for
 // Scheme::PCSC (use partition_pcsc). More devices than rows gives empty blocks.
 PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const PartitionOptions& opt);

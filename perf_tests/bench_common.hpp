@@ -22,6 +22,7 @@
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/timer.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "kspmv/operator.hpp"
 #include "testing/reference.hpp"
 #include "tools/args.hpp"
 #include "tools/common.hpp"
@@ -52,6 +53,22 @@ inline double time_ms(const Body& body, cudaStream_t stream, int reps) {
   return time_interleaved_ms({body}, stream, reps)[0];
 }
 
+// Device-to-device copy bandwidth of the current device (bytes read + written per second, GB/s)
+// of a 1 GiB buffer.
+inline double copy_gbps(int reps) {
+  const std::size_t bytes = std::size_t{1} << 30;
+  cuda::DeviceBuffer<unsigned char> a(bytes), b(bytes);
+  KSPMV_CUDA_CHECK(cudaMemset(a.data(), 1, bytes));
+  cuda::Stream s;
+  const double ms = time_ms(
+      [&] {
+        KSPMV_CUDA_CHECK(
+            cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s.get()));
+      },
+      s.get(), reps);
+  return 2.0 * bytes / (ms * 1e6);
+}
+
 // The relative l2 error against `ref` of y = A x run by `spmv` on `stream` into `y`, poisoned
 // with NaN before (a row left unwritten cannot pass).
 template <class S>
@@ -63,6 +80,117 @@ double poisoned_error(cuda::DeviceSpmv<S>& spmv, const cuda::DeviceBuffer<S>& x,
   std::vector<S> result(ref.size());
   y.download(result.data());
   return reference::rel_l2_error(result.data(), ref.data(), result.size());
+}
+
+// Medians of `reps` applies y = A x on an Operator's vectors (Operator::make_vector) after 3
+// warm-ups, from the operator's events: the slowest device's total, kernels and exchange (one
+// device: its kernel).
+struct ApplyTimes {
+  double ms, kernel_ms, exchange_ms;
+};
+template <class S>
+ApplyTimes apply_times(Operator<S>& op, const DistributedVector<S>& x,
+                       const DistributedVector<S>& y, int reps) {
+  std::vector<double> total, kern, exch;
+  for (int i = 0; i < reps + 3; ++i) {
+    op.apply(S(1), x, S(0), y);
+    const Timings t = op.timings();  // waits for the apply
+    if (i < 3) continue;
+    if (t.devices.empty()) {
+      total.push_back(t.kernel_ms), kern.push_back(t.kernel_ms), exch.push_back(0);
+      continue;
+    }
+    double a = 0, k = 0, e = 0;
+    for (const auto& d : t.devices)
+      a = std::max(a, d.total_ms), k = std::max(k, d.kernel_ms), e = std::max(e, d.exchange_ms);
+    total.push_back(a), kern.push_back(k), exch.push_back(e);
+  }
+  return {median(total), median(kern), median(exch)};
+}
+
+// Milliseconds per apply y = A x on an Operator's vectors over a burst of `reps` applies
+// enqueued back to back (after 3 warm-ups), from the host clock once the operator has finished:
+// no timing events between them.
+template <class S>
+double burst_ms(Operator<S>& op, const DistributedVector<S>& x, const DistributedVector<S>& y,
+                int reps) {
+  for (int i = 0; i < 3; ++i) op.apply(S(1), x, S(0), y);
+  op.synchronize();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < reps; ++i) op.apply(S(1), x, S(0), y);
+  op.synchronize();
+  return ms_since(t0) / reps;
+}
+
+// A kernel the GPU benchmarks run: a CUDA kernel, or a kernel of a backend that runs on the GPU
+// through Kokkos (kokkos-default with a CUDA Kokkos), named "kokkos-csr" and so on.
+struct BenchKernel {
+  Backend backend = Backend::Cuda;
+  Kernel kernel = Kernel::Auto;
+};
+
+inline std::string to_string(const BenchKernel& k) {
+  return (k.backend == Backend::Cuda ? "" : "kokkos-") + std::string(kspmv::to_string(k.kernel));
+}
+
+// "csr-vector", "kokkos-csr", ...: UsageError for a name no GPU backend of this build runs.
+inline BenchKernel parse_bench_kernel(const std::string& name) {
+  const std::string prefix = "kokkos-";
+  const bool kokkos = name.compare(0, prefix.size(), prefix) == 0;
+  const BenchKernel k{kokkos ? Backend::KokkosDefault : Backend::Cuda,
+                      parse_kernel(kokkos ? name.substr(prefix.size()) : name)};
+  if (!runs_on_device(k.backend) || !supports(k.backend, k.kernel))
+    throw UsageError("kernel '" + name + "' does not run on the GPU in this build");
+  return k;
+}
+
+// The registry's rows of the backends that run on the GPU besides CUDA (kokkos-default with a
+// CUDA Kokkos; none otherwise).
+inline std::vector<BenchKernel> kokkos_gpu_kernels() {
+  std::vector<BenchKernel> kernels;
+  if (runs_on_device(Backend::KokkosDefault))
+    for (const KernelInfo& row : kernels_of(Backend::KokkosDefault))
+      kernels.push_back({row.backend, row.kernel});
+  return kernels;
+}
+
+// A kernel of another GPU backend driven as the CUDA kernels are: kspmv::Operator's apply on
+// device pointers, enqueued on the stream.
+template <class S>
+class OperatorSpmv final : public cuda::DeviceSpmv<S> {
+ public:
+  OperatorSpmv(const CsrMatrix<S>& a, const BenchKernel& k)
+      : op_(a, options(k)), nnz_(static_cast<std::size_t>(a.nnz())) {}
+  void run(S alpha, const S* x, S beta, S* y, cudaStream_t stream) override {
+    op_.apply(stream, alpha, x, beta, y);
+  }
+  void update_values(const S* values, cudaStream_t stream) override {
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+    op_.update_values(values, nnz_, true);
+  }
+  Kernel kernel() const override { return op_.kernel(); }
+
+ private:
+  static Options options(const BenchKernel& k) {
+    Options o;
+    o.backend = k.backend;
+    o.kernel = k.kernel;
+    o.validate = false;  // the benchmarks' matrices are checked when loaded
+    return o;
+  }
+  Operator<S> op_;
+  std::size_t nnz_;
+};
+
+// `k` bound to `a` on the current device: CUDA kernels on the uploaded `d`, the others through
+// their Operator (which keeps a copy of its own in device memory).
+template <class S>
+std::unique_ptr<cuda::DeviceSpmv<S>> make_bench_spmv(const BenchKernel& k,
+                                                     std::shared_ptr<const cuda::DeviceCsr<S>> d,
+                                                     const CsrMatrix<S>& a) {
+  if (k.backend != Backend::Cuda) return std::make_unique<OperatorSpmv<S>>(a, k);
+  const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+  return cuda::make_device_spmv(k.kernel, std::move(d), host);
 }
 
 // The name of CUDA device `device`: the "device" of every JSON output.

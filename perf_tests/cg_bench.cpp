@@ -1,11 +1,15 @@
-// Multi-GPU conjugate gradients benchmark (Gao et al. 2024 §5.3, §6.5): per SPD matrix, CG time
-// per iteration on one GPU against N GPUs with AllGather over LRA and LRA+RC (vector operations
-// redundant on every device, Alg. 1 in the paper's iterative framework), Halo over NZ (owned
-// vectors, dot products reduced across devices) and the CG(comp) baseline that sends p before
-// each SpMV. Every solve starts from x = 0 with a random b; iterations to --tol must match the
-// one-GPU solve, and the true residual of the returned x is recomputed on the host (serial
-// reference SpMV). Writes cg_bench.csv, cg_bench.json and summary.json into --out after every
-// matrix; stops starting new matrices after --time-limit seconds.
+// Multi-GPU conjugate gradients benchmark (Gao et al. 2024 §5.3, §6.5), every solve kspmv::cg
+// on a kspmv::Operator: per SPD matrix, CG time per iteration on one GPU against N GPUs with
+// AllGather over LRA and LRA+RC (vectors whole on every device, updated redundantly: the paper's
+// iterative framework), Halo over NZ (each device its rows, dot products reduced across devices)
+// and allgather-x over LRA (the CG(comp) baseline: each device's x entries sent to every other
+// device before each SpMV). Every solve starts from x = 0 with a random b; iterations to --tol
+// must match the one-GPU solve, and the true residual of the returned x is recomputed on the
+// host (serial reference SpMV). Each row also has the operator's SpMV alone (a burst of --reps
+// applies on its vectors, back to back as CG's are) and iteration_over_spmv, the CG iteration
+// over that SpMV. Writes
+// cg_bench.csv, cg_bench.json and summary.json into --out after every matrix; stops starting
+// new matrices after --time-limit seconds.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -13,10 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cg_multi.hpp"
-#include "backends/cuda/cuda_operator.hpp"
-#include "backends/cuda/multi_device.hpp"
 #include "bench_common.hpp"
+#include "kspmv/solvers/cg.hpp"
 #include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
 
@@ -29,7 +31,7 @@ struct Args {  // read_args() sets every field
   std::vector<std::string> gens;
   std::string matrices, out, precision;
   std::vector<int> devices;
-  int largest = 0, max_iters = 0;
+  int largest = 0, max_iters = 0, reps = 0;
   double tol = 0, time_limit_s = 0;
   Kernel kernel = Kernel::Auto;
 };
@@ -49,6 +51,7 @@ Args read_args(const ParsedArgs& in) {
   a.tol = in.number("tol", a.precision == "float" ? 1e-4 : 1e-6);
   if (!(a.tol > 0)) throw UsageError("--tol must be > 0");
   a.max_iters = static_cast<int>(in.integer("max-iters", 10000, 1, 1000000000));
+  a.reps = static_cast<int>(in.integer("reps", 50, 1, 1000000));
   a.kernel = parse_kernel(in.text("kernel", "auto"));
   a.time_limit_s = in.number("time-limit", 170);
   a.out = in.text("out", ".");
@@ -60,17 +63,16 @@ Args read_args(const ParsedArgs& in) {
 // One CG variant: how the matrix is partitioned and the vectors exchanged.
 struct Variant {
   const char* name;
-  part::Scheme scheme;
-  part::Exchange exchange;
-  bool comp;
+  const char* partition;
+  const char* exchange;
   bool one_gpu;
 };
 const Variant kVariants[] = {
-    {"1gpu", part::Scheme::NZ, part::Exchange::AllGather, false, true},
-    {"allgather-lra", part::Scheme::LRA, part::Exchange::AllGather, false, false},
-    {"allgather-lra-rc", part::Scheme::LRARC, part::Exchange::AllGather, false, false},
-    {"halo", part::Scheme::NZ, part::Exchange::Halo, false, false},
-    {"comp", part::Scheme::LRA, part::Exchange::AllGather, true, false},
+    {"1gpu", "nz", "allgather", true},
+    {"allgather-lra", "lra", "allgather", false},
+    {"allgather-lra-rc", "lra-rc", "allgather", false},
+    {"halo", "nz", "halo", false},
+    {"comp", "lra", "allgather-x", false},
 };
 
 struct Result {
@@ -78,7 +80,7 @@ struct Result {
   Offset nnz = 0;
   int gpus = 1, iterations = 0, solves = 0;
   double ms_per_iteration = NAN, speedup = NAN, rel_residual = NAN, host_rel_residual = NAN,
-         setup_ms = NAN, tol = NAN;
+         setup_ms = NAN, tol = NAN, spmv_ms = NAN, iteration_over_spmv = NAN;
   bool converged = false, iterations_match = true, ok = true;
 };
 
@@ -86,7 +88,6 @@ template <class S>
 void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& args,
                   std::vector<Result>& out) {
   if (a.nrows != a.ncols) throw InvalidArgument(name + " is not square");
-  const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
   const std::vector<S> b = random_values<S>(a.nrows, std::hash<std::string>{}(name));
   std::vector<S> x(a.nrows), r(a.nrows);
   double bnorm = 0;
@@ -99,34 +100,44 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   for (const Variant& v : kVariants) {
     Result res;
     res.matrix = name, res.precision = precision_name<S>(), res.nnz = a.nnz();
-    res.variant = v.name, res.partition = part::to_string(v.scheme);
-    res.exchange = v.comp ? "allgather-comp" : to_string(v.exchange);
+    res.variant = v.name, res.partition = v.partition, res.exchange = v.exchange;
     res.gpus = v.one_gpu ? 1 : nd, res.tol = args.tol;
     std::cerr << "  " << res.variant << " (" << res.gpus << " GPU" << (res.gpus > 1 ? "s" : "")
               << ") ... " << std::flush;
     try {
+      Options o;
+      o.backend = Backend::Cuda, o.kernel = args.kernel, o.validate = false;
+      o.devices = v.one_gpu ? std::vector<int>{args.devices.front()} : args.devices;
+      o.partition = v.partition, o.exchange = v.exchange, o.tune_partition = false;
       const auto t0 = Clock::now();
-      const auto plan = part::partition(a.row_ptr.data(), a.nrows, a.ncols, {v.scheme, res.gpus});
-      const std::vector<int> devices =
-          v.one_gpu ? std::vector<int>{args.devices.front()} : args.devices;
-      cuda::MultiDeviceSpmv<S> md(host, plan, {v.exchange, devices, args.kernel});
+      Operator<S> op(a, o);
       res.setup_ms = ms_since(t0);
-      for (Kernel k : md.block_kernels())
-        res.kernels += std::string(res.kernels.empty() ? "" : "+") + to_string(k);
+      if (v.one_gpu) {
+        res.kernels = to_string(op.kernel());
+      } else {
+        for (const PartInfo& p : op.parts())
+          res.kernels += std::string(res.kernels.empty() ? "" : "+") + to_string(p.kernel);
+      }
+      {  // the SpMV alone, on the operator's vectors
+        const auto dx = op.make_vector(), dy = op.make_vector();
+        op.upload(b.data(), a.ncols, dx);
+        res.spmv_ms = burst_ms(op, dx, dy, args.reps);
+      }
       // The first solve is checked; short solves are repeated (up to 0.3 s) for a stable time.
       double total_ms = 0;
       res.ms_per_iteration = std::numeric_limits<double>::infinity();
       do {
         std::fill(x.begin(), x.end(), S(0));
         const auto t1 = Clock::now();
-        const CgResult cg = cuda::cg_multi(md, b.data(), x.data(), options, v.comp);
+        const CgResult cgr = cg(op, b.data(), x.data(), options);
         total_ms += ms_since(t1);
         if (res.solves++ == 0)
-          res.iterations = cg.iterations, res.converged = cg.converged,
-          res.rel_residual = cg.relative_residual;
-        if (cg.iterations > 0)
-          res.ms_per_iteration = std::min(res.ms_per_iteration, cg.ms_per_iteration);
+          res.iterations = cgr.iterations, res.converged = cgr.converged,
+          res.rel_residual = cgr.relative_residual;
+        if (cgr.iterations > 0)
+          res.ms_per_iteration = std::min(res.ms_per_iteration, cgr.ms_per_iteration);
       } while (total_ms < 300 && res.solves < 10 && res.iterations > 0);
+      res.iteration_over_spmv = res.ms_per_iteration / res.spmv_ms;
       // The true residual of the last x, on the host.
       r = b;
       reference::spmv(S(-1), a, x.data(), S(1), r.data());
@@ -143,9 +154,10 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       if (!res.converged)
         res.note = "not converged in " + std::to_string(args.max_iters) + " iterations";
       std::cerr << res.iterations << " iterations, " << fmt(res.ms_per_iteration)
-                << " ms/iteration, x" << fmt(res.speedup) << " vs 1 GPU, host residual "
-                << fmt(res.host_rel_residual) << (res.converged ? "" : " (not converged)")
-                << (res.ok ? "" : "  FAILED CHECK") << "\n";
+                << " ms/iteration (" << fmt(res.iteration_over_spmv) << " SpMVs), x"
+                << fmt(res.speedup) << " vs 1 GPU, host residual " << fmt(res.host_rel_residual)
+                << (res.converged ? "" : " (not converged)") << (res.ok ? "" : "  FAILED CHECK")
+                << "\n";
     } catch (const DeviceOutOfMemory& e) {
       res.note = std::string("out of device memory: ") + e.what();
       std::cerr << res.note << "\n";
@@ -171,6 +183,8 @@ Record record(const Result& r) {
           {"converged", r.converged},
           {"iterations_match", r.iterations_match},
           {"ms_per_iteration", r.ms_per_iteration},
+          {"spmv_ms", r.spmv_ms},
+          {"iteration_over_spmv", r.iteration_over_spmv},
           {"speedup_vs_1gpu", r.speedup},
           {"rel_residual", r.rel_residual},
           {"host_rel_residual", r.host_rel_residual},
@@ -189,10 +203,10 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
                          {"gpus", args.devices.size()},
                          {"tol", args.tol},
                          {"max_iterations", args.max_iters}};
-  write_results(
-      args.out, "cg_bench", header, rows, rows,
-      {"matrix", "nnz", "precision", "gpus", "variant", "partition", "exchange", "iterations",
-       "converged", "ms_per_iteration", "speedup_vs_1gpu", "host_rel_residual", "ok"});
+  write_results(args.out, "cg_bench", header, rows, rows,
+                {"matrix", "nnz", "precision", "gpus", "variant", "partition", "exchange",
+                 "iterations", "converged", "ms_per_iteration", "iteration_over_spmv",
+                 "speedup_vs_1gpu", "host_rel_residual", "ok"});
 }
 
 int run(const ParsedArgs& parsed) {
@@ -214,12 +228,12 @@ int run(const ParsedArgs& parsed) {
         results.push_back(r);
       },
       [&] { write_outputs(args, results); });  // a later failure keeps what was measured
-  std::printf("%-24s %4s %-17s %6s %10s %7s %10s\n", "matrix", "gpus", "variant", "iters",
-              "ms/iter", "x1gpu", "host_res");
+  std::printf("%-24s %4s %-17s %6s %10s %9s %7s %10s\n", "matrix", "gpus", "variant", "iters",
+              "ms/iter", "it/spmv", "x1gpu", "host_res");
   for (const auto& r : results)
-    std::printf("%-24.24s %4d %-17s %6d %10.4f %7.2f %10.2e%s\n", r.matrix.c_str(), r.gpus,
-                r.variant.c_str(), r.iterations, r.ms_per_iteration, r.speedup, r.host_rel_residual,
-                r.ok ? "" : "  FAILED");
+    std::printf("%-24.24s %4d %-17s %6d %10.4f %9.3f %7.2f %10.2e%s\n", r.matrix.c_str(), r.gpus,
+                r.variant.c_str(), r.iterations, r.ms_per_iteration, r.iteration_over_spmv,
+                r.speedup, r.host_rel_residual, r.ok ? "" : "  FAILED");
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
   std::cerr << (ok ? "every CG variant matches the one-GPU solve\n" : "SOME RESULTS FAILED\n")
             << "total " << fmt(ms_since(t0) / 1e3) << " s\n";
@@ -231,8 +245,9 @@ Command command() {
   c.name = "cg_bench";
   c.program = "";
   c.description =
-      "Multi-GPU conjugate gradients per SPD matrix: time per iteration on one GPU against N GPUs\n"
-      "with AllGather over LRA and LRA+RC, Halo over NZ and the CG(comp) baseline; iterations\n"
+      "Multi-GPU conjugate gradients per SPD matrix (kspmv::cg on an Operator): time per\n"
+      "iteration on one GPU against N GPUs with AllGather over LRA and LRA+RC, Halo over NZ and\n"
+      "the CG(comp) baseline (allgather-x), and over one SpMV of the same operator; iterations\n"
       "must match the one-GPU solve. Writes cg_bench.csv, cg_bench.json and summary.json into\n"
       "--out.";
   c.options = {
@@ -251,6 +266,7 @@ Command command() {
       {"tol", "T",
        "relative residual ||b - A x|| / ||b|| to reach (default 1e-6 double, 1e-4 float)"},
       {"max-iters", "N", "iteration cap of each solve (default 10000)"},
+      {"reps", "N", "SpMVs of each operator alone, back to back (default 50)"},
       {"kernel", "K", "single-GPU kernel of every block (default auto)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 170)"},
       kOutOption,

@@ -1,5 +1,5 @@
-// Times every matrix generator (and the row analysis of its output) at a target non-zero count
-// (options: gen_bench --help).
+// Times every matrix generator (and the row analysis of its output) at a target non-zero count:
+// seconds and non-zeros per second on host_threads() threads (options: gen_bench --help).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +9,7 @@
 
 #include "kspmv/analysis/analyze.hpp"
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/parallel.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "tools/args.hpp"
 #include "tools/common.hpp"
@@ -71,14 +72,18 @@ int run(const ParsedArgs& in) {
   for (const auto& f : families) specs.push_back(sized_spec(f, nnz));
 
   JsonWriter j(std::cout);
-  if (json)
+  const int threads = kspmv::host_threads();
+  if (json) {
     j.begin_array(true);
-  else
-    std::printf("%-34s %11s %12s %8s %8s %8s %8s %9s\n", "spec", "rows", "nnz", "max_row", "R",
-                "gen_s", "gen_cpu", "analyze_s");
+  } else {
+    std::printf("generators on %d threads\n", threads);
+    std::printf("%-34s %11s %12s %8s %8s %8s %8s %9s %9s\n", "spec", "rows", "nnz", "max_row", "R",
+                "gen_s", "gen_cpu", "Mnnz/s", "analyze_s");
+  }
   for (const auto& spec : specs) {
     const Result r = use_float ? measure<float>(spec) : measure<double>(spec);
     const auto& s = r.stats;
+    const double nnz_per_s = double(s.nnz) / r.generate.wall;
     if (json) {
       j.value(Record{{"spec", r.spec},
                      {"scalar", use_float ? "float" : "double"},
@@ -89,11 +94,13 @@ int run(const ParsedArgs& in) {
                      {"R", s.power_law_r},
                      {"generate_s", r.generate.wall},
                      {"generate_cpu_s", r.generate.cpu},
+                     {"nnz_per_s", nnz_per_s},
+                     {"threads", threads},
                      {"analyze_s", r.analyze_s}});
     } else {
-      std::printf("%-34s %11d %12lld %8lld %8.3f %8.3f %8.3f %9.3f\n", r.spec.c_str(), s.nrows,
-                  (long long)s.nnz, (long long)s.max_row, s.power_law_r, r.generate.wall,
-                  r.generate.cpu, r.analyze_s);
+      std::printf("%-34s %11d %12lld %8lld %8.3f %8.3f %8.3f %9.1f %9.3f\n", r.spec.c_str(),
+                  s.nrows, (long long)s.nnz, (long long)s.max_row, s.power_law_r, r.generate.wall,
+                  r.generate.cpu, nnz_per_s / 1e6, r.analyze_s);
     }
     std::cout << std::flush;
   }
@@ -107,7 +114,8 @@ Command command() {
   c.program = "";
   c.description =
       "Times every matrix generator (and the row analysis of its output) at a target non-zero\n"
-      "count: wall and process CPU seconds.";
+      "count: wall and process CPU seconds, non-zeros per second, on every core (KSPMV_THREADS\n"
+      "lowers the thread count).";
   c.options = {
       {"nnz", "N",
        "target non-zeros per matrix (default 1e8); each family's size is chosen from it"},

@@ -10,7 +10,11 @@
 // - refresh_over_upload: update_values from host memory over one cudaMemcpy of the values
 //   (wall-clock medians); refresh_device_ms: from device memory;
 // - kokkos_cuda_tests_passed / _total: copied from --tests-json (the GPU suite's kokkos-cuda
-//   step), null without it.
+//   step), null without it;
+// - kokkos_csr_geomean_vs_cusparse: the portable Kokkos CSR kernel on the GPU (kokkos-default
+//   with a CUDA Kokkos) against cuSPARSE CSR_ALG1 on the same buffers, event-timed in the same
+//   rounds, geometric mean of cuSPARSE's time over its on the --csr-gen matrices (double); null
+//   when Kokkos' default execution space is not a GPU.
 // Writes interop_bench.json (key "interop") into --out.
 #include <cuda_runtime_api.h>
 
@@ -38,6 +42,7 @@ namespace fs = std::filesystem;
 
 struct Args {
   std::string out, tests_json;
+  std::vector<std::string> csr_gens;
   int reps = 0, device = 0;
   Ordinal apply_n = 0, spmm_n = 0;
 };
@@ -128,6 +133,11 @@ int run(const ParsedArgs& parsed) {
   args.device = static_cast<int>(parsed.integer("device", 0, 0, 1023));
   args.apply_n = static_cast<Ordinal>(parsed.integer("apply-n", 2048, 2, 20000));
   args.spmm_n = static_cast<Ordinal>(parsed.integer("spmm-n", 4096, 2, 20000));
+  args.csr_gens = parsed.all("csr-gen");
+  if (args.csr_gens.empty())
+    args.csr_gens = {"laplace2d:n=2048",     "stencil27:n=100", "uniform:rows=4000000,k=8",
+                     "kron:scale=20",        "rgg:scale=21",    "kmer:rows=10000000",
+                     "fullchip:rows=1000000"};
   if (cuda::device_count() <= args.device)
     throw InvalidArgument("no CUDA device " + std::to_string(args.device));
   KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
@@ -149,10 +159,9 @@ int run(const ParsedArgs& parsed) {
     const auto x = test::random_vector<double>(a.ncols, 1);
     dx.upload(x.data());
     const double err = checked_error(op, a, dx, dy, s, 1);
-    const auto t = time_interleaved_ms(
-        {[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data()); },
-         [&] { bare->run(1.0, dx.data(), 0.0, dy.data(), s); }},
-        s, args.reps);
+    const auto t = time_interleaved_ms({[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data()); },
+                                        [&] { bare->run(1.0, dx.data(), 0.0, dy.data(), s); }},
+                                       s, args.reps);
     interop.emplace_back("device_view_apply_over_kernel", t[0] / t[1]);
     details.emplace_back("apply_matrix", spec);
     details.emplace_back("apply_kernel", to_string(op.kernel()));
@@ -198,8 +207,8 @@ int run(const ParsedArgs& parsed) {
     for (double& v : values) v *= 2;
     const auto nnz = static_cast<std::size_t>(a.nnz());
     cuda::DeviceBuffer<double> dvals(nnz);
-    const double refresh = wall_median_ms([&] { op.update_values(values.data(), nnz, false); },
-                                          args.reps);
+    const double refresh =
+        wall_median_ms([&] { op.update_values(values.data(), nnz, false); }, args.reps);
     const double upload = wall_median_ms([&] { dvals.upload(values.data()); }, args.reps);
     const double refresh_device =
         wall_median_ms([&] { op.update_values(dvals.data(), nnz, true); }, args.reps);
@@ -226,31 +235,64 @@ int run(const ParsedArgs& parsed) {
     const auto x = test::random_vector<double>(4 * n, 3);
     dx.upload(x.data());
     const double err = checked_error(op, a, dx, dy, s, 4);
-    const auto t = time_interleaved_ms(
-        {[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data(), 4); },
-         [&] {
-           for (std::size_t c = 0; c < 4; ++c)
-             apply(op, s, 1.0, dx.data() + c * n, 0.0, dy.data() + c * m);
-         }},
-        s, std::max(3, args.reps / 5));
+    const auto t =
+        time_interleaved_ms({[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data(), 4); },
+                             [&] {
+                               for (std::size_t c = 0; c < 4; ++c)
+                                 apply(op, s, 1.0, dx.data() + c * n, 0.0, dy.data() + c * m);
+                             }},
+                            s, std::max(3, args.reps / 5));
     interop.emplace_back("spmm4_over_4_applies", t[0] / t[1]);
     details.emplace_back("spmm_matrix", spec);
     details.emplace_back("spmm4_ms", t[0]);
     details.emplace_back("four_applies_ms", t[1]);
     details.emplace_back("spmm_rel_error", err);
     ok = ok && err <= tol;
-    std::cerr << spec << ": 4 vectors " << t[0] << " ms, 4 applies " << t[1] << " ms, error "
-              << err << "\n";
+    std::cerr << spec << ": 4 vectors " << t[0] << " ms, 4 applies " << t[1] << " ms, error " << err
+              << "\n";
+  }
+
+  if (runs_on_device(Backend::KokkosDefault)) {  // the portable CSR kernel against cuSPARSE
+    double log_sum = 0;
+    for (const std::string& spec : args.csr_gens) {
+      const auto a = load_matrix<double>("gen:" + spec);
+      const CsrPointers<double> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                                  a.ncols};
+      const auto d =
+          std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(p));
+      const auto kokkos = make_bench_spmv<double>({Backend::KokkosDefault, Kernel::Csr}, d, a);
+      const auto cusparse = make_bench_spmv<double>({Backend::Cuda, Kernel::Cusparse}, d, a);
+      cuda::DeviceBuffer<double> dx(a.ncols), dy(a.nrows);
+      const auto x = test::random_vector<double>(a.ncols, 5);
+      dx.upload(x.data());
+      std::vector<double> ref(a.nrows);
+      reference::spmv(1.0, a, x.data(), 0.0, ref.data());
+      const double err = std::max(poisoned_error(*kokkos, dx, dy, ref, s),
+                                  poisoned_error(*cusparse, dx, dy, ref, s));
+      const auto t =
+          time_interleaved_ms({[&] { kokkos->run(1.0, dx.data(), 0.0, dy.data(), s); },
+                               [&] { cusparse->run(1.0, dx.data(), 0.0, dy.data(), s); }},
+                              s, args.reps);
+      log_sum += std::log(t[1] / t[0]);
+      details.emplace_back("kokkos_csr_vs_cusparse " + spec, t[1] / t[0]);
+      ok = ok && err <= tol;
+      std::cerr << spec << ": kokkos-csr " << t[0] << " ms, cusparse " << t[1] << " ms, error "
+                << err << "\n";
+    }
+    interop.emplace_back("kokkos_csr_geomean_vs_cusparse",
+                         std::exp(log_sum / static_cast<double>(args.csr_gens.size())));
+  } else {
+    interop.emplace_back("kokkos_csr_geomean_vs_cusparse", Value(nullptr));
   }
 
   interop.emplace_back("kokkos_cuda_tests_passed",
-                       args.tests_json.empty() ? Value(nullptr)
-                                               : json_number(args.tests_json,
-                                                             "kokkos_cuda_tests_passed"));
+                       args.tests_json.empty()
+                           ? Value(nullptr)
+                           : json_number(args.tests_json, "kokkos_cuda_tests_passed"));
   interop.emplace_back("kokkos_cuda_tests_total",
-                       args.tests_json.empty() ? Value(nullptr)
-                                               : json_number(args.tests_json,
-                                                             "kokkos_cuda_tests_total"));
+                       args.tests_json.empty()
+                           ? Value(nullptr)
+                           : json_number(args.tests_json, "kokkos_cuda_tests_total"));
 #ifdef KOKKOS_ENABLE_CUDA
   details.emplace_back("vectors", "Kokkos::View in CudaSpace on a Kokkos::Cuda instance");
 #else
@@ -271,13 +313,17 @@ Command command() {
   c.program = "";
   c.description =
       "What an application pays for kspmv::Operator on device vectors against the bare kernel,\n"
-      "k = 4 vectors against 4 applies, CUDA-graph replay, and update_values against an upload.\n"
+      "k = 4 vectors against 4 applies, CUDA-graph replay, update_values against an upload, and\n"
+      "the Kokkos CSR kernel on the GPU against cuSPARSE (with a CUDA Kokkos).\n"
       "Writes interop_bench.json into --out.";
   c.options = {
       {"apply-n", "N", "laplace2d N^2 of the apply, graph and refresh figures (default 2048)"},
       {"spmm-n", "N", "laplace2d N^2 of the 4-vector figure (default 4096)"},
       {"reps", "N", "event-timed rounds (default 50)"},
       {"tests-json", "FILE", "kokkos_cuda.json of the GPU suite's kokkos-cuda step"},
+      {"csr-gen", "SPEC",
+       "a matrix of the kokkos-csr against cuSPARSE figure (repeatable; default seven families "
+       "of 1-40 million non-zeros)"},
       kDeviceOption,
       kOutOption,
   };

@@ -1,13 +1,20 @@
-// Multi-GPU SpMV benchmark (Gao et al. 2024 §6; MSREP §5): per matrix, the best single-GPU
-// kernel on one GPU against N GPUs with each partition scheme (rows, NZ, 2NZ, LRA, LRA+RC,
-// pCSR) under every exchange that applies (allgather, merge, halo) and under auto (the
-// executor times the candidates for a single apply and keeps the fastest). Per case: median over
-// --reps event-timed applies on device vectors of the slowest device's total, kernel and
-// exchange milliseconds; speedup over one GPU; the speedup bound that the peer bandwidth
-// measured in this run implies; partitioning, executor setup and (Halo) the halo column setup in
-// units of one single-GPU SpMV; relative l2 error against the host reference (y poisoned with
-// NaN). Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out after every
-// matrix; stops starting new matrices after --time-limit seconds.
+// Multi-GPU SpMV benchmark (Gao et al. 2024 §6; MSREP §5), every run through kspmv::Operator:
+// per matrix, the best single-GPU kernel on one GPU against N GPUs with each partition scheme
+// (rows, NZ, 2NZ, LRA, LRA+RC, pCSR, pCOO) under every exchange that applies (allgather, merge,
+// halo) and under auto (the tuner times the three), and LRA / LRA+RC once more with their
+// (d_l, d_c) tuner ("lra-tuned", what it tried and kept in the note). Per case: the median over
+// --reps applies on the operator's distributed vectors of the slowest device's total, kernel and
+// exchange milliseconds (its events); the speedup over one GPU; the bound the peer bandwidth
+// measured in this run implies (two distinct GPUs); the set-up in single-GPU SpMVs: partition
+// (row statistics on the device and the plan), setup (the partition and everything else the
+// operator does on the devices: row pointers narrowed with their statistics, kernels planned,
+// halo lists found, buffers), upload (copying the matrix from the host, which one GPU pays too)
+// and tune (timing the Auto exchange's candidates); the cost model's apply on distinct devices
+// from each part's kernel timed alone, the peer bandwidth --model-gbps and the device copy
+// bandwidth of this run (predicted_ms, and predicted_speedup_2xh200 over this run's one GPU);
+// relative l2 error against the host reference (y poisoned with NaN). Writes
+// multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out after every matrix;
+// stops starting new matrices after --time-limit seconds.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -19,10 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
-#include "backends/cuda/multi_device.hpp"
 #include "bench_common.hpp"
+#include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
 
@@ -35,7 +41,7 @@ struct Args {  // read_args() sets every field
   std::vector<std::string> gens;
   std::vector<int> devices;
   int reps = 0, largest = 0;
-  double time_limit_s = 0;
+  double time_limit_s = 0, model_gbps = 0;
   std::string precision, out, matrices;
   Kernel kernel = Kernel::Auto;
 };
@@ -50,6 +56,8 @@ Args read_args(const ParsedArgs& in) {
   a.precision = in.choice("precision", "double", {"float", "double"});
   a.kernel = parse_kernel(in.text("kernel", "auto"));
   a.time_limit_s = in.number("time-limit", 150);
+  a.model_gbps = in.number("model-gbps", 394);
+  if (!(a.model_gbps > 0)) throw UsageError("--model-gbps must be > 0");
   a.out = in.text("out", ".");
   a.devices = cuda_devices(in.text("devices", "all"));
   return a;
@@ -60,44 +68,72 @@ struct Result {
   Offset nnz = 0;
   int gpus = 1;
   double ms = NAN, kernel_ms = NAN, exchange_ms = NAN, gbps = NAN, speedup = NAN, bound = NAN,
-         partition_cost = NAN, setup_cost = NAN, halo_setup_cost = NAN, rel_error = NAN;
+         partition_cost = NAN, setup_cost = NAN, upload_cost = NAN, tune_cost = NAN,
+         predicted_ms = NAN, predicted_speedup = NAN, rel_error = NAN;
   std::size_t exchange_bytes = 0;
   bool ok = true;
 };
 
+// y = A x through the operator's vectors with every part of y poisoned (NaN) first: the
+// relative l2 error against the reference.
+template <class S>
+double operator_error(Operator<S>& op, const DistributedVector<S>& x, const DistributedVector<S>& y,
+                      const std::vector<S>& ref) {
+  op.synchronize();
+  for (int d = 0; d < y.parts(); ++d) {
+    cuda::DeviceGuard guard(y.part(d).device);
+    KSPMV_CUDA_CHECK(cudaMemset(y.data(d), 0xff, y.part(d).size * sizeof(S)));
+  }
+  op.apply(S(1), x, S(0), y);
+  std::vector<S> got(ref.size());
+  op.download(y, ref.size(), got.data());
+  return reference::rel_l2_error(got.data(), ref.data(), got.size());
+}
+
+std::string kernels_of(const std::vector<PartInfo>& parts) {
+  std::string k;
+  for (const auto& p : parts) k += std::string(k.empty() ? "" : "+") + to_string(p.kernel);
+  return k;
+}
+
+std::string trials_of(const std::vector<TuneTrial>& trials, const std::string& choice) {
+  std::string s;
+  for (const auto& t : trials)
+    if (t.choice == choice)
+      s += " " + t.candidate + "=" + fmt(t.median_ms) + "ms" + (t.kept ? " (kept)" : "");
+  return s;
+}
+
 template <class S>
 void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& args,
-                  const PeerBandwidth& bw, std::vector<Result>& out) {
-  const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-  const Offset nnz = a.nnz();
+                  const PeerBandwidth& bw, double copy, std::vector<Result>& out) {
   const double bytes = effective_bytes(a);
   const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name));
-  std::vector<S> ref(a.nrows), y(a.nrows);
+  std::vector<S> ref(a.nrows);
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
-  const std::vector<S> nan(a.nrows, std::numeric_limits<S>::quiet_NaN());
   const auto base = [&] {
     Result r;
-    r.matrix = name, r.precision = precision_name<S>(), r.nnz = nnz;
+    r.matrix = name, r.precision = precision_name<S>(), r.nnz = a.nnz();
     return r;
   };
+  Options o;
+  o.backend = Backend::Cuda;
+  o.validate = false;     // generated or read by kspmv: valid
+  o.time_applies = true;  // one device: its applies on device vectors timed by events
 
   // One GPU: the fastest single-GPU kernel on the whole matrix.
   double t1 = NAN;
   {
     Result r = base();
-    const int dev = args.devices.front();
-    cuda::DeviceGuard guard(dev);
-    auto d = std::make_shared<const cuda::DeviceCsr<S>>(cuda::DeviceCsr<S>::upload(host));
-    cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
-    dx.upload(x.data());
-    cuda::Stream s;
     for (Kernel k :
          {Kernel::Cusparse, Kernel::CsrVector, Kernel::PartialOverlap, Kernel::Seg, Kernel::SegR}) {
       try {
-        auto spmv = cuda::make_device_spmv(k, d, host);
-        const double err = poisoned_error(*spmv, dx, dy, ref, s.get());
-        const double t = time_ms([&] { spmv->run(S(1), dx.data(), S(0), dy.data(), s.get()); },
-                                 s.get(), args.reps);
+        o.kernel = k, o.devices = {args.devices.front()};
+        Operator<S> op(a, o);
+        const auto dx = op.make_vector(), dy = op.make_vector();
+        op.upload(x.data(), a.ncols, dx);
+        const double err = operator_error(op, dx, dy, ref);
+        const double t = apply_times(op, dx, dy, args.reps).ms;
         if (!(t >= r.ms)) r.ms = t, r.kernel = to_string(k), r.rel_error = err;
       } catch (const Error& e) {
         std::cerr << "  1 GPU " << to_string(k) << ": " << e.what() << "\n";
@@ -111,73 +147,76 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   }
 
   const int nd = static_cast<int>(args.devices.size());
-  for (part::Scheme scheme : {part::Scheme::Rows, part::Scheme::NZ, part::Scheme::TwoNZ,
-                              part::Scheme::LRA, part::Scheme::LRARC, part::Scheme::PCSR}) {
-    auto t0 = Clock::now();
-    const auto plan = part::partition(a.row_ptr.data(), a.nrows, a.ncols, {scheme, nd});
-    const double partition_ms = ms_since(t0);
+  o.kernel = args.kernel, o.devices = args.devices;
+  const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned) {
+    Result r = base();
+    r.gpus = nd, r.partition = std::string(part::to_string(scheme)) + (tuned ? "-tuned" : "");
+    r.exchange = exchange, r.kernel = to_string(args.kernel);
+    std::cerr << "  " << nd << " GPUs " << r.partition << " " << r.exchange << " ... "
+              << std::flush;
+    try {
+      o.partition = part::to_string(scheme), o.exchange = exchange, o.tune_partition = tuned;
+      Operator<S> op(a, o);
+      const Timings built = op.timings();
+      r.partition_cost = built.partition_ms / t1;
+      r.setup_cost = (built.partition_ms + built.setup_ms) / t1;
+      r.upload_cost = built.upload_ms / t1;
+      r.tune_cost = built.tune_ms / t1;
+      if (tuned) {  // the (d_l, d_c) tuner runs on the first applies, on device pointers
+        cuda::DeviceGuard guard(args.devices.front());
+        cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+        dx.upload(x.data());
+        for (int i = 0; op.timings().tuning && i < 1000; ++i)
+          op.apply(nullptr, S(1), dx.data(), S(0), dy.data());
+      }
+      const auto dx = op.make_vector(), dy = op.make_vector();
+      op.upload(x.data(), a.ncols, dx);
+      r.rel_error = operator_error(op, dx, dy, ref);
+      r.ok = r.rel_error <= reference::tolerance<S>();
+      const ApplyTimes t = apply_times(op, dx, dy, args.reps);
+      r.ms = t.ms, r.kernel_ms = t.kernel_ms, r.exchange_ms = t.exchange_ms;
+      r.gbps = bytes / (r.ms * 1e6);
+      r.speedup = t1 / r.ms;
+      r.exchange_bytes = op.timings().exchange_bytes;
+      // Perfect kernel scaling plus each device receiving its share of the exchanged bytes at
+      // the bidirectional peer bandwidth per direction.
+      const double per_dir = std::isfinite(bw.both) ? bw.both / 2 : NAN;
+      r.bound = t1 / (t1 / nd + (r.exchange_bytes / double(nd)) / (per_dir * 1e6));
+      const auto parts = op.parts(args.reps);
+      std::vector<double> part_ms;
+      for (const auto& p : parts) part_ms.push_back(p.kernel_ms);
+      r.predicted_ms = op.predict(part_ms, args.model_gbps, copy).ms;
+      r.predicted_speedup = t1 / r.predicted_ms;
+      const Timings tuned_t = op.timings();
+      r.note = "blocks: " + kernels_of(parts);
+      if (!trials_of(tuned_t.trials, "exchange").empty())
+        r.note += "; exchange tried" + trials_of(tuned_t.trials, "exchange");
+      if (!trials_of(tuned_t.trials, "partition").empty())
+        r.note += "; partition tried" + trials_of(tuned_t.trials, "partition");
+      std::cerr << fmt(r.ms) << " ms (kernel " << fmt(r.kernel_ms) << ", exchange "
+                << fmt(r.exchange_ms) << "), x" << fmt(r.speedup) << ", predicted "
+                << fmt(r.predicted_ms) << " ms (x" << fmt(r.predicted_speedup) << "), set-up "
+                << fmt(r.setup_cost) << " SpMVs, err " << fmt(r.rel_error)
+                << (r.ok ? "" : "  FAILED CHECK") << "\n";
+    } catch (const DeviceOutOfMemory& e) {
+      r.note = std::string("out of device memory: ") + e.what();
+      std::cerr << r.note << "\n";
+    } catch (const Error& e) {
+      r.ok = false, r.note = e.what();
+      std::cerr << "ERROR " << e.what() << "\n";
+    }
+    out.push_back(r);
+  };
+  for (part::Scheme scheme :
+       {part::Scheme::Rows, part::Scheme::NZ, part::Scheme::TwoNZ, part::Scheme::LRA,
+        part::Scheme::LRARC, part::Scheme::PCSR, part::Scheme::PCOO}) {
     for (part::Exchange ex : {part::Exchange::AllGather, part::Exchange::Merge,
                               part::Exchange::Halo, part::Exchange::Auto}) {
       if (!part::exchange_applies(scheme, ex)) continue;
       if (ex == part::Exchange::Auto && part::exchange_candidates(scheme).size() < 2) continue;
-      Result r = base();
-      r.gpus = nd, r.partition = part::to_string(scheme), r.exchange = to_string(ex);
-      r.kernel = to_string(args.kernel);
-      r.partition_cost = partition_ms / t1;
-      std::cerr << "  " << nd << " GPUs " << r.partition << " " << r.exchange << " ... "
-                << std::flush;
-      try {
-        t0 = Clock::now();
-        cuda::MultiDeviceSpmv<S> md(host, plan,
-                                    {ex, args.devices, args.kernel, part::ExchangeUse::Apply});
-        r.setup_cost = ms_since(t0) / t1;
-        if (md.exchange() == part::Exchange::Halo) r.halo_setup_cost = md.halo_setup_ms() / t1;
-        r.exchange_bytes = md.exchange_bytes();
-        auto dx = md.make_vector(), dy = md.make_vector();
-        md.upload(x.data(), a.ncols, dx);
-        md.upload(nan.data(), a.nrows, dy);
-        md.apply(S(1), dx, S(0), dy);
-        md.download(dy, a.nrows, y.data());
-        r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
-        r.ok = r.rel_error <= reference::tolerance<S>();
-        std::vector<double> total, kern, exch;
-        for (int i = 0; i < args.reps + 3; ++i) {
-          md.apply(S(1), dx, S(0), dy);
-          if (i < 3) continue;
-          double t = 0, k = 0, e = 0;  // the slowest device
-          for (const auto& dt : md.timings())
-            t = std::max(t, dt.total_ms), k = std::max(k, dt.kernel_ms),
-            e = std::max(e, dt.exchange_ms);
-          total.push_back(t), kern.push_back(k), exch.push_back(e);
-        }
-        r.ms = median(total), r.kernel_ms = median(kern), r.exchange_ms = median(exch);
-        r.gbps = bytes / (r.ms * 1e6);
-        r.speedup = t1 / r.ms;
-        // Perfect kernel scaling plus each device receiving its share of the exchanged bytes
-        // at the bidirectional peer bandwidth per direction.
-        const double per_dir = std::isfinite(bw.both) ? bw.both / 2 : NAN;
-        r.bound = t1 / (t1 / nd + (r.exchange_bytes / double(nd)) / (per_dir * 1e6));
-        std::string kernels;
-        for (Kernel k : md.block_kernels())
-          kernels += std::string(kernels.empty() ? "" : "+") + to_string(k);
-        r.note = "blocks: " + kernels;
-        if (ex == part::Exchange::Auto) {
-          r.note += "; auto chose " + std::string(to_string(md.exchange())) + " of";
-          for (const auto& t : md.exchange_trials())
-            r.note += std::string(" ") + to_string(t.exchange) + "=" + fmt(t.ms) + "ms";
-        }
-        std::cerr << fmt(r.ms) << " ms (kernel " << fmt(r.kernel_ms) << ", exchange "
-                  << fmt(r.exchange_ms) << "), x" << fmt(r.speedup) << " (bound " << fmt(r.bound)
-                  << "), err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK") << "\n";
-      } catch (const DeviceOutOfMemory& e) {
-        r.note = std::string("out of device memory: ") + e.what();
-        std::cerr << r.note << "\n";
-      } catch (const Error& e) {
-        r.ok = false, r.note = e.what();
-        std::cerr << "ERROR " << e.what() << "\n";
-      }
-      out.push_back(r);
+      measure(scheme, part::to_string(ex), false);
     }
+    if (scheme == part::Scheme::LRA || scheme == part::Scheme::LRARC) measure(scheme, "auto", true);
   }
 }
 
@@ -196,16 +235,20 @@ Record record(const Result& r) {
           {"gbps", r.gbps},
           {"speedup_vs_1gpu", r.speedup},
           {"speedup_bound", r.bound},
+          {"predicted_ms", r.predicted_ms},
+          {"predicted_speedup_2xh200", r.predicted_speedup},
           {"exchange_bytes", r.exchange_bytes},
           {"partition_cost_spmvs", r.partition_cost},
           {"setup_cost_spmvs", r.setup_cost},
-          {"halo_setup_cost_spmvs", r.halo_setup_cost},
+          {"upload_cost_spmvs", r.upload_cost},
+          {"tune_cost_spmvs", r.tune_cost},
           {"rel_error", r.rel_error},
           {"ok", r.ok},
           {"note", r.note}};
 }
 
-void write_outputs(const Args& args, const std::vector<Result>& results, const PeerBandwidth& bw) {
+void write_outputs(const Args& args, const std::vector<Result>& results, const PeerBandwidth& bw,
+                   double copy) {
   std::vector<Record> rows;
   for (const Result& r : results) rows.push_back(record(r));
   const Record header = {{"device", device_name(args.devices.front())},
@@ -213,12 +256,30 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
                          {"gpus", args.devices.size()},
                          {"peer_gbps_0_to_1", bw.to_1},
                          {"peer_gbps_1_to_0", bw.to_0},
-                         {"peer_gbps_both", bw.both}};
-  write_results(
-      args.out, "multi_gpu_bench", header, rows, rows,
-      {"matrix", "nnz", "precision", "kernel", "gpus", "partition", "exchange", "ms", "gbps",
-       "speedup_vs_1gpu", "exchange_ms", "partition_cost_spmvs", "setup_cost_spmvs",
-       "halo_setup_cost_spmvs", "kernel_ms", "speedup_bound", "rel_error", "ok"});
+                         {"peer_gbps_both", bw.both},
+                         {"model_peer_gbps", args.model_gbps},
+                         {"copy_gbps", copy}};
+  write_results(args.out, "multi_gpu_bench", header, rows, rows,
+                {"matrix",
+                 "nnz",
+                 "precision",
+                 "kernel",
+                 "gpus",
+                 "partition",
+                 "exchange",
+                 "ms",
+                 "gbps",
+                 "speedup_vs_1gpu",
+                 "predicted_ms",
+                 "predicted_speedup_2xh200",
+                 "exchange_ms",
+                 "partition_cost_spmvs",
+                 "setup_cost_spmvs",
+                 "upload_cost_spmvs",
+                 "kernel_ms",
+                 "speedup_bound",
+                 "rel_error",
+                 "ok"});
 }
 
 int run(const ParsedArgs& parsed) {
@@ -232,25 +293,34 @@ int run(const ParsedArgs& parsed) {
               << fmt(bw.to_0) << " (" << d1 << "->" << d0 << "), " << fmt(bw.both)
               << " (both at once)\n";
   }
+  double copy = NAN;
+  {
+    cuda::DeviceGuard guard(d0);
+    copy = copy_gbps(args.reps);
+  }
+  std::cerr << "device copy GB/s: " << fmt(copy)
+            << "; the model's peer link: " << fmt(args.model_gbps) << " GB/s each way\n";
   std::vector<Result> results;
   run_sources(
       generated_then_largest(args.gens, args.matrices, args.largest, false), {args.precision}, t0,
       args.time_limit_s,
       [&](const std::string& name, const std::string&, const auto& a) {
-        bench_matrix(name, a, args, bw, results);
+        bench_matrix(name, a, args, bw, copy, results);
       },
       [&](const std::string& name, const std::string& precision, const std::string& what) {
         Result r;
         r.matrix = name, r.precision = precision, r.kernel = "-", r.ok = false, r.note = what;
         results.push_back(r);
       },
-      [&] { write_outputs(args, results, bw); });  // a later failure keeps what was measured
-  std::printf("%-26s %4s %-7s %-9s %9s %9s %9s %7s %7s %9s\n", "matrix", "gpus", "part", "exchange",
-              "ms", "kern_ms", "exch_ms", "x1gpu", "bound", "rel_err");
+      [&] { write_outputs(args, results, bw, copy); });  // a later failure keeps what was measured
+  std::printf("%-26s %4s %-10s %-11s %9s %9s %9s %7s %9s %7s %8s %9s\n", "matrix", "gpus", "part",
+              "exchange", "ms", "kern_ms", "exch_ms", "x1gpu", "pred_ms", "x_pred", "setup",
+              "rel_err");
   for (const auto& r : results)
-    std::printf("%-26.26s %4d %-7s %-9s %9.4f %9.4f %9.4f %7.2f %7.2f %9.2e%s\n", r.matrix.c_str(),
-                r.gpus, r.partition.c_str(), r.exchange.c_str(), r.ms, r.kernel_ms, r.exchange_ms,
-                r.speedup, r.bound, r.rel_error, r.ok ? "" : "  FAILED");
+    std::printf("%-26.26s %4d %-10s %-11s %9.4f %9.4f %9.4f %7.2f %9.4f %7.2f %8.3f %9.2e%s\n",
+                r.matrix.c_str(), r.gpus, r.partition.c_str(), r.exchange.c_str(), r.ms,
+                r.kernel_ms, r.exchange_ms, r.speedup, r.predicted_ms, r.predicted_speedup,
+                r.setup_cost, r.rel_error, r.ok ? "" : "  FAILED");
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
   std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n") << "total "
             << fmt(ms_since(t0) / 1e3) << " s\n";
@@ -262,9 +332,12 @@ Command command() {
   c.name = "multi_gpu_bench";
   c.program = "";
   c.description =
-      "Multi-GPU SpMV per matrix: the best single-GPU kernel against every partition scheme and\n"
-      "exchange on --devices, with the speedup bound the measured peer bandwidth implies and the\n"
-      "setup costs. Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out.";
+      "Multi-GPU SpMV per matrix through kspmv::Operator: the best single-GPU kernel against "
+      "every\n"
+      "partition scheme and exchange on --devices, with the set-up in single-GPU SpMVs, the\n"
+      "speedup bound the measured peer bandwidth implies and the cost model's prediction for\n"
+      "distinct GPUs. Writes multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into\n"
+      "--out.";
   c.options = {
       {"gen", "SPEC",
        "a generated matrix (kspmv::gen spec); repeatable; default: the large families, >= 5e7 "
@@ -278,6 +351,8 @@ Command command() {
       {"reps", "N", "event-timed runs (default 20)"},
       {"precision", "float|double", "default double"},
       {"kernel", "K", "single-GPU kernel of every block (default auto)"},
+      {"model-gbps", "G",
+       "the cost model's peer bandwidth, GB/s each way (default 394: the 2x H200 machine)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 150)"},
       kOutOption,
   };

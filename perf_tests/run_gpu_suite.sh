@@ -1,21 +1,69 @@
 #!/usr/bin/env bash
 # The GPU suite: build with CUDA, unit tests (GPU tests must run, not skip), compute-sanitizer
 # memcheck and racecheck over the CUDA tests on small matrices, spmv_bench and its plot, hbp_bench,
-# and on a machine with several GPUs multi_gpu_bench and cg_bench.
+# on a machine with several GPUs multi_gpu_bench and cg_bench, the runs beyond 2^31 non-zeros
+# and beyond the device's memory, and the build and tests against a Kokkos built with CUDA.
 #
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,multi,tpetra
-#                    (default: build,test,sanitize,bench,hbp; build implies configure). Split the
-#                    suite over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
-#                    bench. "multi" runs multi_gpu_bench and cg_bench on every GPU (two or more).
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
+#                    hbp-sweep,interop,multi,tpetra,large,beyond,hugetest,gen,read,compare,
+#                    kokkos-cuda-build,kokkos-cuda,kokkos-interop,kokkos-bench (default:
+#                    build,test,sanitize,bench,hbp; build implies configure). Split the suite over
+#                    several calls with e.g. SUITE_STEPS=build, then test,sanitize, then bench
+#                    (each well under 10 minutes). "multi" runs multi_gpu_bench and cg_bench on
+#                    every GPU; on a machine of one GPU, on two virtual devices of it (--devices
+#                    0,0, which MULTI_ARGS / CG_ARGS may override): multi_gpu_bench's rows carry
+#                    the set-up in single-GPU SpMVs and the cost model's prediction for two GPUs,
+#                    cg_bench's the CG iteration over one SpMV (iteration_over_spmv).
 #                    "tpetra" runs tpetra_bench on one MPI rank (no mpiexec: MPI singleton), the
 #                    kspmv CUDA and host applies against Tpetra::CrsMatrix::apply (needs the
-#                    Tpetra .debs below).
+#                    Tpetra .debs below; TPETRA_ARGS adds arguments).
+#                    "interop" runs interop_bench (interop/).
+#                    "hbp-sweep" runs hbp_bench --spmv-only --precision both with every variant
+#                    of HBP_SWEEP (space-separated hbp_bench --variant specs; default: the
+#                    launch-plan and block-size sweep below) into hbp-sweep/ (hbp_bench.json:
+#                    each variant's geomean speedup over cuSPARSE; hbp_variants.csv).
+#                    "hbp-profile" profiles the HBP SpMV and combine kernels with Nsight Compute
+#                    (the full section set) on HBP_PROFILE_GENS (default: laplace2d:n=2048
+#                    kron:scale=20 fullchip:rows=300000), hbp/ncu_hbp.csv.
 #                    "stress" runs stress_check (every CUDA kernel STRESS_RUNS times, default
 #                    1000, on every matrix, each result checked), then once per kernel and matrix
 #                    under compute-sanitizer synccheck and initcheck (stress_sanitizer.log).
+#                    "test" leaves out CudaHuge (2^31 non-zeros, minutes): "hugetest" runs it.
+#                    "large": spmv_bench --large on LARGE_RESIDENT (default a band of 2.15e9
+#                    non-zeros, 25.8 GB in double; kernels LARGE_KERNELS, default
+#                    auto,csr-vector,cusparse) into large/resident, and on LARGE_STREAMED (default
+#                    stencil27:n=498, 3.3e9 non-zeros, 39.8 GB in double) under a device memory
+#                    cap of LARGE_CAP_GB (default 16) into large/streamed (over_h2d: streamed time
+#                    over the bare pinned copy). "beyond": BEYOND (default stencil27:n=640, 84.7 GB
+#                    in double) uncapped, larger than an 80 GB GPU, into beyond/ (10 rounds), when
+#                    the host has the memory (the log says so otherwise). "gen": gen_bench
+#                    GEN_ARGS (default --nnz 1e9) into gen/. "read": mm_read_bench on a READ_MB
+#                    (default 4000) MB file, one thread then all, into gen/. "compare": spmv_bench
+#                    of this tree with BENCH_ARGS into compare/new, against BASE_JSON (a
+#                    spmv_bench.json recorded before: perf_tests/results/GPU/DATE/bench/), or
+#                    else against spmv_bench of the sources in BASE_SRC (a directory; or
+#                    BASE_REF, a git ref exported when the repository has its history) built in
+#                    BUILD_DIR-base and run first into compare/base; perf_tests/compare_bench.py
+#                    lists every row's time over the base's (compare/compare.txt).
+#                    "kokkos-cuda-build" builds Kokkos 4.6.01 with CUDA (sm_90) by the
+#                    build-kokkos.sh beside the release tarball in KOKKOS_TARBALL_DIR (once, into
+#                    KOKKOS_CUDA_BUILD/kokkos), then kspmv with its nvcc_wrapper
+#                    (KOKKOS_CUDA_BUILD/kspmv). "kokkos-cuda" does that (incrementally) and runs
+#                    every test with ctest, the GPU present: kokkos_cuda_tests.log and
+#                    kokkos_cuda.json (kokkos_cuda_tests_passed, _total, _failed, _skipped).
+#                    "kokkos-interop" runs interop_bench of that build (CudaSpace Views on
+#                    Kokkos::Cuda instances, the Kokkos CSR kernel on the GPU against cuSPARSE)
+#                    with kokkos_cuda.json when present, into kokkos-interop/. "kokkos-bench" runs
+#                    spmv_bench of that build: cuSPARSE against kokkos-csr (the Kokkos CSR kernel
+#                    on the GPU), double, on the shared matrices and KOKKOS_BENCH_ARGS (default
+#                    "--no-default-gen --gen laplace2d:n=2048 --gen stencil27:n=100"), into
+#                    kokkos/.
+#   KOKKOS_TARBALL_DIR  the directory of kokkos-4.6.01.tar.gz and build-kokkos.sh (default:
+#                    shared/third_party in the repository)
+#   KOKKOS_CUDA_BUILD   the kokkos-cuda build directory (default: build-kokkos-cuda)
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
@@ -27,17 +75,20 @@
 #   CUDA_ARCHS       CMAKE_CUDA_ARCHITECTURES (default "80;90")
 # Kokkos and zlib headers come from the system or, when .debs/ holds Debian packages of them,
 # from those packages unpacked (dpkg -x) into .prefix/ (each .deb once; a new one is unpacked on
-# the next call). The Tpetra adapter (tpetra step, and the MPI tests of the test step) needs
-# Debian 12's Trilinos and OpenMPI there too (`apt-get download` on Debian 12): libtrilinos-X-13.2
-# and libtrilinos-X-dev for X in tpetra, teuchos, epetra, belos, kokkos-kernels; libopenmpi3,
-# libopenmpi-dev, openmpi-bin, openmpi-common, libpmix2, libevent-core-2.1-7,
-# libevent-pthreads-2.1-7, libhwloc15, libblas3, liblapack3, libgfortran5, libquadmath0. OpenMPI
-# then runs from the prefix (OPAL_PREFIX); of the general libraries (hwloc, libevent, BLAS,
-# LAPACK, gfortran) the system's copy is used where it has one. Results (at most 7 files) go flat
-# into RESULTS_DIR: suite.log, sanitizer.log, spmv_bench.{csv,json}, summary.json, speedup.png;
-# hbp/ (hbp_bench.{csv,json}); multi/ (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench);
-# tpetra/ (tpetra_bench.{csv,json}, summary.json). The last line of suite.log is "SUITE PASS" or
-# "SUITE FAIL: reason".
+# the next call; the kokkos-cuda build takes only zlib there). The Tpetra adapter (tpetra step,
+# and the MPI tests of the test step) needs Debian 12's Trilinos and OpenMPI there too
+# (`apt-get download` on Debian 12): libtrilinos-X-13.2 and libtrilinos-X-dev for X in tpetra,
+# teuchos, epetra, belos, kokkos-kernels; libopenmpi3, libopenmpi-dev, openmpi-bin,
+# openmpi-common, libpmix2, libevent-core-2.1-7, libevent-pthreads-2.1-7, libhwloc15, libblas3,
+# liblapack3, libgfortran5, libquadmath0. OpenMPI then runs from the prefix (OPAL_PREFIX); of the
+# general libraries (hwloc, libevent, BLAS, LAPACK, gfortran) the system's copy is used where it
+# has one. Results (at most 7 files) go flat into RESULTS_DIR: suite.log, sanitizer.log,
+# spmv_bench.{csv,json}, summary.json, speedup.png; hbp/ (hbp_bench.{csv,json}); multi/
+# (multi_gpu_bench outputs, multi_gpu.png), cg/ (cg_bench); tpetra/ (tpetra_bench.{csv,json},
+# summary.json); large/{resident,streamed}/ and beyond/ (spmv_bench --large:
+# spmv_bench.{csv,json}, summary.json); gen/ (gen_bench.json, mm_read_*.json); compare/ (base/,
+# new/, compare.txt). The kokkos-cuda steps add kokkos_cuda.json and kokkos_cuda_tests.log. The
+# last line of suite.log is "SUITE PASS" or "SUITE FAIL: reason".
 set -euo pipefail
 
 RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
@@ -69,6 +120,7 @@ log "kspmv GPU suite: steps ${STEPS//,/ } in $REPO, results in $RESULTS"
 # ---- dependencies from .debs when the system lacks them ------------------------------------------
 CMAKE_ARGS=(-DKSPMV_ENABLE_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS:-80;90}"
             -DCMAKE_BUILD_TYPE=Release)
+ZLIB_ARGS=()
 if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
   STEP=unpack
   LIBDIR=$PREFIX/usr/lib/x86_64-linux-gnu
@@ -100,7 +152,8 @@ if compgen -G "$REPO/.debs/*.deb" >/dev/null; then
   if [[ ! -e /usr/include/zlib.h && -e $PREFIX/usr/include/zlib.h ]]; then
     # The package's libz.so points at its own libz.so.1.2.13; link the system's libz.so.1.
     libz=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
-    CMAKE_ARGS+=("-DZLIB_INCLUDE_DIR=$PREFIX/usr/include" "-DZLIB_LIBRARY=${libz:?no libz.so.1}")
+    ZLIB_ARGS=("-DZLIB_INCLUDE_DIR=$PREFIX/usr/include" "-DZLIB_LIBRARY=${libz:?no libz.so.1}")
+    CMAKE_ARGS+=("${ZLIB_ARGS[@]}")
   fi
 fi
 
@@ -108,16 +161,22 @@ MATRICES=${KSPMV_MATRICES:-}
 if [[ -z $MATRICES && -d $REPO/shared/matrices ]]; then MATRICES=$REPO/shared/matrices; fi
 [[ -n $MATRICES ]] && export KSPMV_MATRICES=$MATRICES
 
-if want configure || want build; then
-  STEP=configure
-  if ! run cmake -S "$REPO" -B "$BUILD" "${CMAKE_ARGS[@]}"; then
+# configure DIR ARGS...: cmake, retried with CMAKE_POLICY_VERSION_MINIMUM=3.5 when a package
+# config predates CMake 3.5 (CMake 4 refuses it).
+configure() {
+  if ! run cmake -S "$REPO" -B "$@"; then
     if grep -q "Compatibility with CMake < 3.5" "$LOG"; then
       log "retrying with CMAKE_POLICY_VERSION_MINIMUM=3.5 (a package config predates CMake 3.5)"
-      run cmake -S "$REPO" -B "$BUILD" "${CMAKE_ARGS[@]}" -DCMAKE_POLICY_VERSION_MINIMUM=3.5
+      run cmake -S "$REPO" -B "$@" -DCMAKE_POLICY_VERSION_MINIMUM=3.5
     else
       fail "configure"
     fi
   fi
+}
+
+if want configure || want build; then
+  STEP=configure
+  configure "$BUILD" "${CMAKE_ARGS[@]}"
 fi
 
 if want build; then
@@ -142,7 +201,7 @@ fi
 
 if want test; then
   STEP=test
-  run "$TESTS" --gtest_color=no
+  run "$TESTS" --gtest_color=no --gtest_filter='-CudaHuge*'  # the hugetest step runs those
   if grep -q "no CUDA device" "$LOG"; then fail "GPU tests skipped although a GPU is present"; fi
   grep "not built yet" "$LOG" | sort -u | sed 's/^/  skipped: /' | tee -a "$LOG" >&2 || true
   STEP=ctest
@@ -153,7 +212,7 @@ if want sanitize; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   : >"$SAN"
-  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*'
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*:CudaDeviceStats*'
   for tool in memcheck racecheck; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
@@ -219,18 +278,61 @@ if want hbp; then
   "$BUILD/perf_tests/hbp_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
 fi
 
+if want hbp-sweep; then
+  STEP=hbp-sweep
+  mkdir -p "$RESULTS/hbp-sweep"
+  args=(--out "$RESULTS/hbp-sweep" --spmv-only --precision both)
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  sweep=${HBP_SWEEP:-default warps=4 warps=16 slice=0 slice=512 fixed=0 fixed=1 ticket=1
+    registers=64 rows=1024 cols=16384 cols=4096 cols=4096,shared_x=-1 cols=4096,shared_x=0
+    cols=4096,shared_x=4}
+  for v in $sweep; do args+=(--variant "$v"); done
+  read -r -a extra <<<"${HBP_ARGS:-}"
+  log "+ hbp_bench ${args[*]} ${extra[*]:-}"
+  "$BUILD/perf_tests/hbp_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
+if want hbp-profile; then
+  STEP=hbp-profile
+  mkdir -p "$RESULTS/hbp"
+  NCU=$RESULTS/hbp/ncu_hbp.csv
+  : >"$NCU"
+  for spec in ${HBP_PROFILE_GENS:-laplace2d:n=2048 kron:scale=20 fullchip:rows=300000}; do
+    log "+ ncu --set full (hbp_spmv_kernel, hbp_combine_kernel) hbp_bench --gen $spec >> ncu_hbp.csv"
+    echo "# matrix $spec" >>"$NCU"
+    # Two launches of each kernel (the SpMV and its combine alternate) of a double-precision run.
+    ncu --set full --kernel-name regex:'hbp_(spmv|combine)_kernel' --launch-count 4 --csv \
+      --page details "$BUILD/perf_tests/hbp_bench" --no-default-gen --gen "$spec" --reps 2 \
+      --prep-reps 1 --out "$RESULTS/hbp/profile-run" >>"$NCU" 2>>"$LOG"
+  done
+  rm -rf "$RESULTS/hbp/profile-run"
+fi
+
+if want interop; then
+  STEP=interop
+  args=(--out "$RESULTS/interop")
+  [[ -f $RESULTS/kokkos_cuda.json ]] && args+=(--tests-json "$RESULTS/kokkos_cuda.json")
+  log "+ interop_bench ${args[*]}"
+  "$BUILD/perf_tests/interop_bench" "${args[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
 if want multi; then
   STEP=multi
   gpus=$(nvidia-smi -L | grep -c GPU || true)
-  ((gpus >= 2)) || log "only $gpus GPU: the multi-GPU runs use virtual devices on device 0"
+  devices=()
+  if ((gpus < 2)); then
+    log "only $gpus GPU: the multi-GPU runs use two virtual devices on device 0"
+    devices=(--devices "0,0")
+  fi
   mkdir -p "$RESULTS/multi" "$RESULTS/cg"
   read -r -a extra <<<"${MULTI_ARGS:-}"
-  log "+ multi_gpu_bench --out $RESULTS/multi ${extra[*]:-}"
-  "$BUILD/perf_tests/multi_gpu_bench" --out "$RESULTS/multi" "${extra[@]}" 2>>"$LOG" |
-    tee -a "$LOG"
+  log "+ multi_gpu_bench --out $RESULTS/multi ${devices[*]:-} ${extra[*]:-}"
+  "$BUILD/perf_tests/multi_gpu_bench" --out "$RESULTS/multi" "${devices[@]}" "${extra[@]}" \
+    2>>"$LOG" | tee -a "$LOG"
   read -r -a extra <<<"${CG_ARGS:-}"
-  log "+ cg_bench --out $RESULTS/cg ${extra[*]:-}"
-  "$BUILD/perf_tests/cg_bench" --out "$RESULTS/cg" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
+  log "+ cg_bench --out $RESULTS/cg ${devices[*]:-} ${extra[*]:-}"
+  "$BUILD/perf_tests/cg_bench" --out "$RESULTS/cg" "${devices[@]}" "${extra[@]}" 2>>"$LOG" |
+    tee -a "$LOG"
   if python3 -c "import matplotlib" 2>/dev/null; then
     run python3 "$REPO/perf_tests/plot_multi_gpu.py" "$RESULTS/multi/multi_gpu_bench.csv" \
       "$RESULTS/cg/cg_bench.csv" "$RESULTS/multi/multi_gpu.png"
@@ -246,6 +348,153 @@ if want tpetra; then
   log "+ tpetra_bench --ranks 1 --out $RESULTS/tpetra ${extra[*]:-}"
   "$BUILD/perf_tests/tpetra_bench" --ranks 1 --out "$RESULTS/tpetra" "${extra[@]}" 2>>"$LOG" |
     tee -a "$LOG"
+fi
+
+# Host memory available now, in GB.
+available_gb() { awk '/MemAvailable/ {printf "%d", $2 / 1e6}' /proc/meminfo; }
+
+# spmv_bench --large on one generated matrix in double: large_run OUT_SUBDIR SPEC [ARGS...]
+large_run() {
+  local out=$RESULTS/$1 spec=$2
+  shift 2
+  mkdir -p "$out"
+  log "+ spmv_bench --large --gen $spec --precision double --no-default-gen $* --out $out"
+  "$BUILD/perf_tests/spmv_bench" --large --gen "$spec" --precision double --no-default-gen \
+    --no-autotune "$@" --out "$out" 2>>"$LOG" | tee -a "$LOG"
+}
+
+if want large; then
+  STEP=large
+  large_run large/resident "${LARGE_RESIDENT:-banded:n=16650000,bw=64}" \
+    --kernels "${LARGE_KERNELS:-auto,csr-vector,cusparse}"
+  large_run large/streamed "${LARGE_STREAMED:-stencil27:n=498}" \
+    --device-memory-cap "${LARGE_CAP_GB:-16}"
+fi
+
+if want beyond; then
+  STEP=beyond
+  if (($(available_gb) >= ${BEYOND_HOST_GB:-100})); then
+    large_run beyond "${BEYOND:-stencil27:n=640}" --reps 10
+  else
+    log "beyond: skipped, ${BEYOND:-stencil27:n=640} needs ${BEYOND_HOST_GB:-100} GB of host memory, $(available_gb) GB available"
+  fi
+fi
+
+if want hugetest; then
+  STEP=hugetest
+  run "$TESTS" --gtest_color=no --gtest_filter='CudaHuge*'
+  grep -A1 "CudaHuge.*" "$LOG" | grep -i "skipped\|needs" | sed 's/^/  /' | tee -a "$LOG" >&2 || true
+fi
+
+if want gen; then
+  STEP=gen
+  mkdir -p "$RESULTS/gen"
+  read -r -a extra <<<"${GEN_ARGS:---nnz 1e9}"
+  log "+ gen_bench ${extra[*]} --json > gen/gen_bench.json"
+  "$BUILD/perf_tests/gen_bench" "${extra[@]}" --json >"$RESULTS/gen/gen_bench.json" 2>>"$LOG"
+  cat "$RESULTS/gen/gen_bench.json" >>"$LOG"
+fi
+
+if want read; then
+  STEP="read"
+  mkdir -p "$RESULTS/gen"
+  for threads in 1 "$JOBS"; do
+    log "+ KSPMV_THREADS=$threads mm_read_bench --mb ${READ_MB:-4000} --no-gzip --json"
+    KSPMV_THREADS=$threads "$BUILD/perf_tests/mm_read_bench" --mb "${READ_MB:-4000}" --no-gzip \
+      --json >"$RESULTS/gen/mm_read_$threads.json" 2>>"$LOG"
+    cat "$RESULTS/gen/mm_read_$threads.json" >>"$LOG"
+  done
+fi
+
+if want compare; then
+  STEP=compare
+  read -r -a extra <<<"${BENCH_ARGS:-}"
+  args=()
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  sides=(new)
+  BASE_JSON_FILE=${BASE_JSON:-$RESULTS/compare/base/spmv_bench.json}
+  if [[ -z ${BASE_JSON:-} ]]; then
+    BASE=${BASE_SRC:-}
+    if [[ -z $BASE ]]; then
+      git -C "$REPO" rev-parse --verify "${BASE_REF:-main}" >/dev/null 2>&1 ||
+        fail "compare: no BASE_JSON or BASE_SRC, and no git ref ${BASE_REF:-main} in $REPO"
+      BASE=$BUILD-base-src
+      rm -rf "$BASE" && mkdir -p "$BASE"
+      git -C "$REPO" archive "${BASE_REF:-main}" | tar -x -C "$BASE"
+    fi
+    run cmake -S "$BASE" -B "$BUILD-base" "${CMAKE_ARGS[@]}"
+    run cmake --build "$BUILD-base" -j "$JOBS" --target spmv_bench
+    sides=(base new)
+  fi
+  for side in "${sides[@]}"; do
+    bin=$BUILD/perf_tests/spmv_bench
+    [[ $side == base ]] && bin=$BUILD-base/perf_tests/spmv_bench
+    mkdir -p "$RESULTS/compare/$side"
+    log "+ ($side) spmv_bench ${args[*]} ${extra[*]:-} --out compare/$side"
+    "$bin" "${args[@]}" "${extra[@]}" --out "$RESULTS/compare/$side" 2>>"$LOG" >/dev/null
+  done
+  log "+ compare_bench.py $BASE_JSON_FILE compare/new/spmv_bench.json > compare/compare.txt"
+  python3 "$REPO/perf_tests/compare_bench.py" "$BASE_JSON_FILE" \
+    "$RESULTS/compare/new/spmv_bench.json" >"$RESULTS/compare/compare.txt"
+  tail -n 15 "$RESULTS/compare/compare.txt" | tee -a "$LOG" >&2
+fi
+
+KBUILD=${KOKKOS_CUDA_BUILD:-$REPO/build-kokkos-cuda}
+if want kokkos-cuda-build || want kokkos-cuda; then
+  STEP=kokkos-cuda-build
+  tarballs=${KOKKOS_TARBALL_DIR:-$REPO/shared/third_party}
+  [[ -f $tarballs/build-kokkos.sh && -f $tarballs/kokkos-4.6.01.tar.gz ]] ||
+    fail "no build-kokkos.sh and kokkos-4.6.01.tar.gz in $tarballs (KOKKOS_TARBALL_DIR)"
+  if [[ ! -x $KBUILD/kokkos/bin/nvcc_wrapper ]]; then
+    run bash "$tarballs/build-kokkos.sh" "$KBUILD/kokkos" cuda
+  fi
+  export PATH="/usr/local/cuda/bin:$PATH"  # nvcc_wrapper calls nvcc
+  configure "$KBUILD/kspmv" "-DCMAKE_CXX_COMPILER=$KBUILD/kokkos/bin/nvcc_wrapper" \
+    "-DCMAKE_PREFIX_PATH=$KBUILD/kokkos" -DKSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_BUILD_TYPE=Release "${ZLIB_ARGS[@]}"
+  run cmake --build "$KBUILD/kspmv" -j "$JOBS"
+fi
+
+if want kokkos-cuda; then
+  STEP=kokkos-cuda
+  nvidia-smi -L | grep -q GPU || fail "no GPU visible: the Kokkos CUDA tests cannot run"
+  KLOG=$RESULTS/kokkos_cuda_tests.log
+  log "+ ctest --test-dir $KBUILD/kspmv -j 4 > kokkos_cuda_tests.log"
+  ctest --test-dir "$KBUILD/kspmv" --output-on-failure -j 4 --timeout 900 >"$KLOG" 2>&1 || true
+  summary=$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$KLOG" | tail -1) ||
+    fail "no ctest summary in kokkos_cuda_tests.log"
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$summary")
+  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+  skipped=$(grep -cE "\(Skipped\)$" "$KLOG" || true)
+  printf '{"kokkos_cuda_tests_passed": %d, "kokkos_cuda_tests_total": %d, ' \
+    $((total - failed - skipped)) "$total" >"$RESULTS/kokkos_cuda.json"
+  printf '"kokkos_cuda_tests_failed": %d, "kokkos_cuda_tests_skipped": %d}\n' "$failed" \
+    "$skipped" >>"$RESULTS/kokkos_cuda.json"
+  log "Kokkos CUDA build: $summary, $skipped skipped"
+  grep -A200 "The following tests FAILED" "$KLOG" | tee -a "$LOG" >&2 || true
+  ((failed == 0)) || fail "$failed tests failed against the Kokkos CUDA build"
+fi
+
+if want kokkos-interop; then
+  STEP=kokkos-interop
+  [[ -x $KBUILD/kspmv/perf_tests/interop_bench ]] ||
+    fail "$KBUILD/kspmv/perf_tests/interop_bench not built (run kokkos-cuda-build first)"
+  args=(--out "$RESULTS/kokkos-interop")
+  [[ -f $RESULTS/kokkos_cuda.json ]] && args+=(--tests-json "$RESULTS/kokkos_cuda.json")
+  log "+ interop_bench (Kokkos CUDA build) ${args[*]}"
+  "$KBUILD/kspmv/perf_tests/interop_bench" "${args[@]}" 2>>"$LOG" | tee -a "$LOG"
+fi
+
+if want kokkos-bench; then
+  STEP=kokkos-bench
+  [[ -x $KBUILD/kspmv/perf_tests/spmv_bench ]] ||
+    fail "$KBUILD/kspmv/perf_tests/spmv_bench not built (run kokkos-cuda-build first)"
+  mkdir -p "$RESULTS/kokkos"
+  args=(--out "$RESULTS/kokkos" --kernels cusparse,kokkos-csr --precision double --no-autotune)
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
+  read -r -a extra <<<"${KOKKOS_BENCH_ARGS:---no-default-gen --gen laplace2d:n=2048 --gen stencil27:n=100}"
+  log "+ spmv_bench (Kokkos CUDA build) ${args[*]} ${extra[*]}"
+  "$KBUILD/kspmv/perf_tests/spmv_bench" "${args[@]}" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG"
 fi
 
 trap - ERR

@@ -1,5 +1,7 @@
-// GPU SpMV benchmark: every CUDA kernel against cuSPARSE on the same device buffers.
-// Per matrix, precision and kernel: median of --reps event-timed runs after warm-up, effective
+// GPU SpMV benchmark: every CUDA kernel (and, with a CUDA Kokkos, the Kokkos CSR kernel on the
+// GPU: kokkos-csr) against cuSPARSE on the same device buffers.
+// Per matrix, precision and kernel: median of --reps event-timed runs after warm-up (every kernel
+// of a matrix timed in the same rounds, one run of each per round), effective
 // GB/s (DESIGN.md "Measuring") and its ratio to a device-to-device copy measured in this run,
 // GFLOP/s = 2 nnz / t, speedup over cuSPARSE CSR_ALG1, relative l2 error against the host
 // reference (y poisoned with NaN before the checked run). Full-Overlap (matrix streamed from
@@ -8,7 +10,10 @@
 // timed in the same rounds as Full-Overlap itself. Writes
 // spmv_bench.csv, spmv_bench.json and summary.json into --out. The row "auto-tuned" is an
 // Operator with Kernel::Auto and Options::autotune: after its tuning calls, the median kernel
-// time of the kernel it kept.
+// time of the kernel it kept. --large: matrices beyond a device's memory or 2^31 non-zeros, one
+// CUDA operator each (the residency it chooses under --device-memory-cap): a streamed one timed
+// against the bare copy of its bytes from pinned memory in the same rounds (over_h2d), every
+// result checked on sampled rows (a full reference of 40 GB costs too much).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -17,6 +22,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,22 +39,29 @@ namespace {
 using namespace kspmv;
 using namespace kspmv::bench;
 
-// cuSPARSE first (the others' speedups are over it), every other CUDA row of the registry, auto.
-std::vector<Kernel> default_kernels() {
-  std::vector<Kernel> kernels = {Kernel::Cusparse};
+// cuSPARSE first (the others' speedups are over it), every other CUDA row of the registry, auto,
+// then the portable CSR kernel on the GPU where Kokkos has CUDA (kokkos-csr).
+std::vector<BenchKernel> default_kernels() {
+  std::vector<BenchKernel> kernels = {{Backend::Cuda, Kernel::Cusparse}};
   for (const KernelInfo& row : kernels_of(Backend::Cuda))
-    if (row.kernel != Kernel::Cusparse) kernels.push_back(row.kernel);
-  kernels.push_back(Kernel::Auto);
+    if (row.kernel != Kernel::Cusparse) kernels.push_back({Backend::Cuda, row.kernel});
+  kernels.push_back({Backend::Cuda, Kernel::Auto});
+  for (const BenchKernel& k : kokkos_gpu_kernels())
+    if (k.kernel == Kernel::Csr) kernels.push_back(k);
   return kernels;
 }
 
 struct Args {  // read_args() sets every field
   std::string matrices, out;
   std::vector<std::string> gens, precisions;
-  std::vector<Kernel> kernels;
+  std::vector<BenchKernel> kernels;
   std::vector<int> vector_sizes;  // extra CSR-Vector rows with a fixed vector size
   bool autotune = false;
   int reps = 0, device = 0;
+  bool large = false;  // one operator per matrix (bench_large)
+  Residency residency = Residency::Auto;
+  std::size_t cap = 0;  // Options::device_memory_limit
+  int sample_rows = 0;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -60,37 +73,43 @@ Args read_args(const ParsedArgs& in) {
   a.precisions = precisions(in, "both");
   if (!in.has("kernels")) a.kernels = default_kernels();
   for (const auto& name : split(in.text("kernels", ""), ','))
-    a.kernels.push_back(parse_kernel(name));
+    a.kernels.push_back(parse_bench_kernel(name));
   for (const auto& v : split(in.text("vector-sizes", ""), ','))
     a.vector_sizes.push_back(static_cast<int>(parse_integer(v, "--vector-sizes")));
   a.autotune = !in.flag("no-autotune");
   a.reps = static_cast<int>(in.integer("reps", 20, 1, 1000000));
   a.device = static_cast<int>(in.integer("device", 0, 0, 1023));
+  a.large = in.flag("large");
+  if (a.large && !in.has("kernels")) a.kernels = {Kernel::Auto};
+  a.residency = parse_residency(in.text("residency", "auto"));
+  a.cap = device_memory_cap(in);
+  if (!a.large && (in.has("residency") || a.cap > 0))
+    throw UsageError("--residency and --device-memory-cap apply to --large runs");
+  a.sample_rows = static_cast<int>(in.integer("sample-rows", 4096, 1, 1 << 24));
   return a;
 }
 
 struct Result {
   std::string matrix, precision, kernel, note;
+  std::string residency = "resident";  // "streamed": the matrix crosses to the device every run
   Ordinal m = 0, n = 0;
   Offset nnz = 0;
   double ms = NAN, gbps = NAN, copy_ratio = NAN, gflops = NAN, speedup = NAN, rel_error = NAN;
-  double h2d_ms = NAN, cusparse_copy_spmv_ms = NAN;  // full-overlap only
+  double matrix_gb = NAN;  // the CSR's bytes (offsets of 32 bits where they fit)
+  double cap_gb = NAN;     // Options::device_memory_limit (NaN: none)
+  // Streamed: the bare H2D copy of the same bytes from pinned memory in the same rounds, its
+  // bandwidth, and the streamed time over it; cuSPARSE's copy-then-SpMV (full-overlap rows).
+  double h2d_ms = NAN, h2d_gbps = NAN, over_h2d = NAN, cusparse_copy_spmv_ms = NAN;
+  // auto-tuned only: the operator's time over the kernel it kept, bare, for single applies and
+  // for bursts of kBurst applies back to back (a solver's loop)
+  double over_kernel = NAN, over_kernel_burst = NAN;
   bool ok = true;
 };
 
-// Device-to-device copy bandwidth (bytes read + written per second, GB/s) of a 1 GiB buffer.
-double copy_gbps(int reps) {
-  const std::size_t bytes = std::size_t{1} << 30;
-  cuda::DeviceBuffer<unsigned char> a(bytes), b(bytes);
-  KSPMV_CUDA_CHECK(cudaMemset(a.data(), 1, bytes));
-  cuda::Stream s;
-  const double ms = time_ms(
-      [&] {
-        KSPMV_CUDA_CHECK(
-            cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s.get()));
-      },
-      s.get(), reps);
-  return 2.0 * bytes / (ms * 1e6);
+template <class S>
+double matrix_gigabytes(const CsrMatrix<S>& a) {
+  const double offset = narrow_offsets(a.nnz()) ? sizeof(DeviceOffset) : sizeof(Offset);
+  return (double(a.nnz()) * (sizeof(S) + sizeof(Ordinal)) + (a.nrows + 1.0) * offset) / 1e9;
 }
 
 // Kernel::Auto with Options::autotune through the CUDA operator: the tuning calls first (each a
@@ -104,6 +123,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
   Result r;
   r.matrix = name, r.precision = precision_name<S>(), r.kernel = "auto-tuned";
   r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+  r.matrix_gb = matrix_gigabytes(a);
   std::cerr << "  " << r.precision << " auto-tuned ... " << std::flush;
   try {
     Options o;
@@ -111,9 +131,10 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     o.devices = {args.device};
     const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
                               a.ncols};
-    auto op = cuda::make_operator(host, o);
-    for (int i = 0; i < 8 * cuda::kAutotuneTrials; ++i)  // more than the candidates need
+    auto op = cuda::make_operator(host, o, nullptr);
+    do  // until the tuner has kept a kernel
       op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
+    while (op->timings().tuning);
     op->synchronize();
     KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
     op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
@@ -123,16 +144,29 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     r.rel_error = reference::rel_l2_error(y.data(), ref.data(), y.size());
     r.ok = r.rel_error <= reference::tolerance<S>();
     // The tuned operator's apply and the kernel it kept, bare, timed the same way in the same
-    // rounds: the operator must add nothing beyond noise.
+    // rounds, one apply per timed region (its host calls show on the device's clock) and bursts
+    // of kBurst (the host enqueues ahead of the device): the operator must add nothing beyond
+    // noise.
     const auto kept = cuda::make_device_spmv(op->kernel(), d, host);
-    const auto times =
-        time_interleaved_ms({[&] { op->apply_device(S(1), dx.data(), S(0), dy.data(), stream); },
-                             [&] { kept->run(S(1), dx.data(), S(0), dy.data(), stream); }},
-                            stream, args.reps);
+    const auto apply = [&] { op->apply_device(S(1), dx.data(), S(0), dy.data(), stream); };
+    const auto bare = [&] { kept->run(S(1), dx.data(), S(0), dy.data(), stream); };
+    const auto times = time_interleaved_ms({apply, bare}, stream, args.reps);
+    constexpr int kBurst = 20;
+    const auto bursts = time_interleaved_ms({[&] {
+                                               for (int i = 0; i < kBurst; ++i) apply();
+                                             },
+                                             [&] {
+                                               for (int i = 0; i < kBurst; ++i) bare();
+                                             }},
+                                            stream, args.reps);
     r.ms = times[0];
-    const double over = times[0] / times[1];
-    r.note = std::string("autotune kept ") + to_string(op->kernel()) + ", " + fmt(over) +
-             "x the kernel alone" + (over > 1.1 ? " (FLAG: tuned more than 10% slower)" : "");
+    r.over_kernel = times[0] / times[1];
+    r.over_kernel_burst = bursts[0] / bursts[1];
+    const bool slow = r.over_kernel > 1.1 || r.over_kernel_burst > 1.1;
+    r.note = std::string("autotune kept ") + to_string(op->kernel()) + ", " + fmt(r.over_kernel) +
+             "x the kernel alone (" + fmt(1e3 * (times[0] - times[1])) + " us more), " +
+             fmt(r.over_kernel_burst) + "x in bursts of " + std::to_string(kBurst) +
+             (slow ? " (FLAG: tuned more than 10% slower)" : "");
     r.gbps = effective_bytes(a) / (r.ms * 1e6);
     r.copy_ratio = r.gbps / copy;
     r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
@@ -162,72 +196,211 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
   dx.upload(x.data());
   cuda::Stream stream;
-  double cusparse_ms = NAN;
 
-  // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice).
-  std::vector<std::pair<Kernel, int>> cases;
-  for (const Kernel k : args.kernels) cases.emplace_back(k, 0);
-  for (const int v : args.vector_sizes) cases.emplace_back(Kernel::CsrVector, v);
-  for (const auto& [k, v] : cases) {
+  // Each kernel, then CSR-Vector with each fixed vector size (0: the kernel's own choice): all
+  // built and checked first, then timed round by round in the same rounds (a device that slows
+  // down for a while slows every kernel alike, not the ones timed then).
+  std::vector<std::pair<BenchKernel, int>> cases;
+  for (const BenchKernel& k : args.kernels) cases.emplace_back(k, 0);
+  for (const int v : args.vector_sizes)
+    cases.emplace_back(BenchKernel{Backend::Cuda, Kernel::CsrVector}, v);
+  std::vector<Result> rows;
+  std::vector<std::unique_ptr<cuda::DeviceSpmv<S>>> kernels;
+  for (const auto& [bk, v] : cases) {
+    const Kernel k = bk.kernel;
     Result r;
     r.matrix = name, r.precision = precision;
-    r.kernel = to_string(k) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
+    r.kernel = to_string(bk) + (v > 0 ? ":v=" + std::to_string(v) : std::string());
     r.m = a.nrows, r.n = a.ncols, r.nnz = nnz;
-    std::cerr << "  " << precision << " " << r.kernel << " ... " << std::flush;
+    r.matrix_gb = matrix_gigabytes(a);
+    if (k == Kernel::FullOverlap) r.residency = "streamed";
+    std::unique_ptr<cuda::DeviceSpmv<S>> spmv;
     try {
+      const bool cuda_auto = bk.backend == Backend::Cuda && k == Kernel::Auto;
       const Kernel resolved =
-          k == Kernel::Auto
+          cuda_auto
               ? analysis::auto_kernel(analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols),
                                       sizeof(S))
               : k;
-      if (k == Kernel::Auto) r.note = std::string("rule chose ") + to_string(resolved);
-      auto spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
-                        : cuda::make_device_spmv(resolved, d, host);
+      if (cuda_auto) r.note = std::string("rule chose ") + to_string(resolved);
+      spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
+                   : make_bench_spmv<S>({bk.backend, resolved}, d, a);
       r.rel_error = poisoned_error(*spmv, dx, dy, ref, stream.get());
       r.ok = r.rel_error <= reference::tolerance<S>();
-      const auto run = [&] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); };
-      if (k != Kernel::FullOverlap) {
-        r.ms = time_ms(run, stream.get(), args.reps);
-      } else {
-        // Full-Overlap streams the matrix on every run: compare, round by round, with the same
-        // matrix bytes copied alone from pinned memory, and with that copy followed by cuSPARSE
-        // (its copy-then-SpMV).
-        const std::size_t mbytes = static_cast<std::size_t>(nnz) * (sizeof(S) + 4) +
-                                   (static_cast<std::size_t>(a.nrows) + 1) * 4;
-        cuda::PinnedBuffer<unsigned char> pinned(mbytes);
-        cuda::DeviceBuffer<unsigned char> staging(mbytes);
-        const auto copy_matrix = [&] {
-          KSPMV_CUDA_CHECK(cudaMemcpyAsync(staging.data(), pinned.data(), mbytes,
-                                           cudaMemcpyHostToDevice, stream.get()));
-        };
-        const auto cusparse = cuda::make_device_spmv(Kernel::Cusparse, d, host);
-        const auto copy_then_cusparse = [&] {
-          copy_matrix();
-          cusparse->run(S(1), dx.data(), S(0), dy.data(), stream.get());
-        };
-        const std::vector<double> t =
-            time_interleaved_ms({run, copy_matrix, copy_then_cusparse}, stream.get(), args.reps);
-        r.ms = t[0], r.h2d_ms = t[1], r.cusparse_copy_spmv_ms = t[2];
-      }
-      if (k == Kernel::Cusparse) cusparse_ms = r.ms;
+    } catch (const DeviceOutOfMemory& e) {
+      r.note = std::string("out of device memory: ") + e.what();
+      spmv.reset();
+    } catch (const Error& e) {
+      r.ok = false;
+      r.note = e.what();
+      spmv.reset();
+    }
+    rows.push_back(r);
+    kernels.push_back(std::move(spmv));
+  }
+  std::vector<Body> bodies;
+  std::vector<std::size_t> timed;  // the rows of `bodies`
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (kernels[i] && cases[i].first.kernel != Kernel::FullOverlap) {
+      cuda::DeviceSpmv<S>* spmv = kernels[i].get();
+      bodies.push_back([&, spmv] { spmv->run(S(1), dx.data(), S(0), dy.data(), stream.get()); });
+      timed.push_back(i);
+    }
+  }
+  const std::vector<double> times = time_interleaved_ms(bodies, stream.get(), args.reps);
+  for (std::size_t j = 0; j < timed.size(); ++j) rows[timed[j]].ms = times[j];
+  double cusparse_ms = NAN;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (cases[i].first.backend == Backend::Cuda && cases[i].first.kernel == Kernel::Cusparse &&
+        cases[i].second == 0)
+      cusparse_ms = rows[i].ms;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Result& r = rows[i];
+    if (kernels[i] && cases[i].first.kernel == Kernel::FullOverlap) {
+      // Full-Overlap streams the matrix on every run: compare, round by round, with the same
+      // matrix bytes copied alone from pinned memory, and with that copy followed by cuSPARSE
+      // (its copy-then-SpMV).
+      const std::size_t mbytes = static_cast<std::size_t>(nnz) * (sizeof(S) + 4) +
+                                 (static_cast<std::size_t>(a.nrows) + 1) * 4;
+      cuda::PinnedBuffer<unsigned char> pinned(mbytes);
+      cuda::DeviceBuffer<unsigned char> staging(mbytes);
+      const auto copy_matrix = [&] {
+        KSPMV_CUDA_CHECK(cudaMemcpyAsync(staging.data(), pinned.data(), mbytes,
+                                         cudaMemcpyHostToDevice, stream.get()));
+      };
+      const auto cusparse = cuda::make_device_spmv(Kernel::Cusparse, d, host);
+      const auto copy_then_cusparse = [&] {
+        copy_matrix();
+        cusparse->run(S(1), dx.data(), S(0), dy.data(), stream.get());
+      };
+      const auto run = [&] { kernels[i]->run(S(1), dx.data(), S(0), dy.data(), stream.get()); };
+      const std::vector<double> t =
+          time_interleaved_ms({run, copy_matrix, copy_then_cusparse}, stream.get(), args.reps);
+      r.ms = t[0], r.h2d_ms = t[1], r.cusparse_copy_spmv_ms = t[2];
+      r.over_h2d = r.ms / r.h2d_ms;
+      r.h2d_gbps = double(mbytes) / (r.h2d_ms * 1e6);
+    }
+    if (std::isfinite(r.ms)) {
       r.gbps = bytes / (r.ms * 1e6);
       r.copy_ratio = r.gbps / copy;
       r.gflops = 2.0 * nnz / (r.ms * 1e6);
       r.speedup = cusparse_ms / r.ms;
-      std::cerr << fmt(r.ms) << " ms, " << fmt(r.gbps) << " GB/s, err " << fmt(r.rel_error)
-                << (r.ok ? "" : "  FAILED CHECK") << (r.note.empty() ? "" : ", " + r.note) << "\n";
-    } catch (const DeviceOutOfMemory& e) {
-      r.note = std::string("out of device memory: ") + e.what();
-      std::cerr << r.note << "\n";
-    } catch (const Error& e) {
-      r.ok = false;
-      r.note = e.what();
-      std::cerr << "ERROR " << e.what() << "\n";
     }
+    std::cerr << "  " << precision << " " << r.kernel << ": " << fmt(r.ms) << " ms, " << fmt(r.gbps)
+              << " GB/s, err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK")
+              << (r.note.empty() ? "" : ", " + r.note) << "\n";
     out.push_back(r);
   }
   if (args.autotune)
     out.push_back(bench_autotuned(name, a, ref, d, dx, dy, stream.get(), args, copy, cusparse_ms));
+}
+
+// Sampled rows of a matrix too large for a full reference: the first and last ones, those around
+// a quarter, half and three quarters, and random others (`count` in all, at most every row).
+std::vector<Ordinal> sample_rows(Ordinal m, int count, std::uint64_t seed) {
+  std::vector<Ordinal> rows;
+  for (const double at : {0.0, 0.25, 0.5, 0.75, 1.0})
+    for (Ordinal d = 0; d < 3; ++d)
+      rows.push_back(std::clamp<Ordinal>(static_cast<Ordinal>(at * (m - 1)) + d - 1, 0, m - 1));
+  std::mt19937_64 gen(seed);
+  while (static_cast<int>(rows.size()) < count) rows.push_back(static_cast<Ordinal>(gen() % m));
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+// --large: one CUDA operator (Options::kernel, residency and device memory cap) on the matrix,
+// checked on sampled rows with y NaN-poisoned first (and every row written), then timed on device
+// vectors: a streamed one in rounds with the bare H2D copy of the bytes it sends (columns, values,
+// 32-bit row pointers) from pinned memory into a 1 GiB device buffer, a resident one alone.
+template <class S>
+Result bench_large(const std::string& name, const CsrMatrix<S>& a, Kernel kernel, const Args& args,
+                   double copy) {
+  Result r;
+  r.matrix = name, r.precision = precision_name<S>();
+  r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+  r.matrix_gb = matrix_gigabytes(a);
+  r.cap_gb = args.cap > 0 ? args.cap / 1e9 : NAN;
+  std::cerr << "  " << r.precision << " operator (" << to_string(kernel) << ", "
+            << to_string(args.residency) << ", " << fmt(r.matrix_gb) << " GB) ... " << std::flush;
+  try {
+    Options o;
+    o.backend = Backend::Cuda, o.kernel = kernel, o.residency = args.residency;
+    o.device_memory_limit = args.cap;
+    o.devices = {args.device};
+    const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                              a.ncols};
+    const auto t0 = Clock::now();
+    auto op = cuda::make_operator(host, o, nullptr);
+    const double build_s = ms_since(t0) / 1e3;
+    r.kernel = to_string(op->kernel());
+    r.residency = to_string(op->residency());
+    const std::vector<S> x = random_values<S>(a.ncols, std::hash<std::string>{}(name) ^ sizeof(S));
+    const std::vector<Ordinal> rows = sample_rows(a.nrows, args.sample_rows, a.nnz());
+    std::vector<S> want(rows.size()), got(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      long double sum = 0;
+      for (Offset k = a.row_ptr(rows[i]); k < a.row_ptr(rows[i] + 1); ++k)
+        sum += static_cast<long double>(a.values(k)) * x[a.col_idx(k)];
+      want[i] = static_cast<S>(sum);
+    }
+    cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+    dx.upload(x.data());
+    cuda::Stream stream;
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream.get()));
+    op->apply_device(S(1), dx.data(), S(0), dy.data(), stream.get());
+    op->synchronize();
+    std::vector<S> y(a.nrows);
+    dy.download(y.data());
+    const auto unwritten = std::count_if(y.begin(), y.end(), [](S v) { return !std::isfinite(v); });
+    for (std::size_t i = 0; i < rows.size(); ++i) got[i] = y[rows[i]];
+    r.rel_error =
+        unwritten > 0 ? INFINITY : reference::rel_l2_error(got.data(), want.data(), got.size());
+    r.ok = r.rel_error <= reference::tolerance<S>();
+    r.note = "built in " + fmt(build_s) + " s; checked on " + std::to_string(rows.size()) +
+             " sampled rows" +
+             (unwritten > 0 ? ", " + std::to_string(unwritten) + " rows NaN" : "");
+    const auto run = [&] { op->apply_device(S(1), dx.data(), S(0), dy.data(), stream.get()); };
+    if (op->residency() == Residency::Streamed) {
+      // The bytes the ring sends: columns and values from the arrays it pinned in place, and
+      // 32-bit row pointers (from a pinned buffer of their size).
+      const std::size_t chunk = std::size_t(1) << 30;
+      cuda::DeviceBuffer<unsigned char> staging(chunk);
+      cuda::PinnedBuffer<DeviceOffset> rows32(std::size_t(a.nrows) + 1);
+      const std::vector<std::pair<const void*, std::size_t>> parts = {
+          {a.col_idx.data(), std::size_t(a.nnz()) * sizeof(Ordinal)},
+          {a.values.data(), std::size_t(a.nnz()) * sizeof(S)},
+          {rows32.data(), rows32.size() * sizeof(DeviceOffset)}};
+      std::size_t bytes = 0;
+      for (const auto& part : parts) bytes += part.second;
+      const auto copy_matrix = [&] {
+        for (const auto& [src, size] : parts)
+          for (std::size_t at = 0; at < size; at += chunk)
+            KSPMV_CUDA_CHECK(
+                cudaMemcpyAsync(staging.data(), static_cast<const unsigned char*>(src) + at,
+                                std::min(chunk, size - at), cudaMemcpyHostToDevice, stream.get()));
+      };
+      const std::vector<double> t =
+          time_interleaved_ms({run, copy_matrix}, stream.get(), args.reps);
+      r.ms = t[0], r.h2d_ms = t[1];
+      r.over_h2d = r.ms / r.h2d_ms;
+      r.h2d_gbps = double(bytes) / (r.h2d_ms * 1e6);
+    } else {
+      r.ms = time_ms(run, stream.get(), args.reps);
+    }
+    r.gbps = effective_bytes(a) / (r.ms * 1e6);
+    r.copy_ratio = r.gbps / copy;
+    r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
+    std::cerr << r.kernel << ", " << r.residency << ": " << fmt(r.ms) << " ms, " << fmt(r.gbps)
+              << " GB/s"
+              << (std::isfinite(r.over_h2d) ? ", " + fmt(r.over_h2d) + "x the H2D copy" : "")
+              << ", err " << fmt(r.rel_error) << (r.ok ? "" : "  FAILED CHECK") << "\n";
+  } catch (const Error& e) {
+    r.ok = false;
+    r.note = e.what();
+    std::cerr << "ERROR " << e.what() << "\n";
+  }
+  return r;
 }
 
 // The CSV columns, in order; the JSON of a result adds full_overlap_ms on Full-Overlap rows.
@@ -238,6 +411,9 @@ Record record(const Result& r) {
           {"nnz", r.nnz},
           {"precision", r.precision},
           {"kernel", r.kernel},
+          {"residency", r.residency},
+          {"device_memory_cap_gb", r.cap_gb},
+          {"matrix_gb", r.matrix_gb},
           {"ms", r.ms},
           {"gbps", r.gbps},
           {"copy_ratio", r.copy_ratio},
@@ -246,6 +422,8 @@ Record record(const Result& r) {
           {"rel_error", r.rel_error},
           {"ok", r.ok},
           {"h2d_ms", r.h2d_ms},
+          {"h2d_gbps", r.h2d_gbps},
+          {"over_h2d", r.over_h2d},
           {"cusparse_copy_spmv_ms", r.cusparse_copy_spmv_ms},
           {"note", r.note}};
 }
@@ -256,11 +434,16 @@ void write_outputs(const Args& args, const std::vector<Result>& results, double 
     rows.push_back(record(r));
     full.push_back(rows.back());
     if (std::isfinite(r.h2d_ms)) full.back().emplace_back("full_overlap_ms", r.ms);
+    if (std::isfinite(r.over_kernel)) {
+      full.back().emplace_back("over_kernel", r.over_kernel);
+      full.back().emplace_back("over_kernel_burst", r.over_kernel_burst);
+    }
   }
   write_results(
       args.out, "spmv_bench",
       {{"device", device_name(args.device)}, {"date", utc_date()}, {"copy_gbps", copy}}, rows, full,
-      {"matrix", "nnz", "precision", "kernel", "ms", "gbps", "speedup_vs_cusparse", "rel_error"});
+      {"matrix", "nnz", "precision", "kernel", "residency", "device_memory_cap_gb", "matrix_gb",
+       "ms", "gbps", "copy_ratio", "over_h2d", "speedup_vs_cusparse", "rel_error"});
 }
 
 void print_table(const std::vector<Result>& results) {
@@ -285,7 +468,12 @@ int run(const ParsedArgs& parsed) {
   run_sources(
       benchmark_sources(args.matrices, args.gens, 40000), args.precisions, Clock::now(), INFINITY,
       [&](const std::string& name, const std::string&, const auto& a) {
-        bench_matrix(name, a, args, copy, results);
+        if (args.large) {
+          for (const Kernel k : args.kernels)
+            results.push_back(bench_large(name, a, k, args, copy));
+        } else {
+          bench_matrix(name, a, args, copy, results);
+        }
       },
       [&](const std::string& name, const std::string& precision, const std::string& what) {
         Result r;  // a matrix that cannot load or upload: noted, the run goes on
@@ -315,7 +503,9 @@ Command command() {
       {"no-default-gen", "", "no default families without --gen"},
       {"quick", "", "the small default families"},
       {"kernels", "a,b,c",
-       "default: cusparse (the baseline, first), every other CUDA kernel of the registry, auto"},
+       "default: cusparse (the baseline, first), every other CUDA kernel of the registry, auto, "
+       "and with a CUDA Kokkos kokkos-csr (the Kokkos CSR kernel on the GPU; also kokkos-coo, "
+       "kokkos-csc)"},
       {"precision", "float|double|both", "default both"},
       {"reps", "N", "event-timed runs per kernel (default 20)"},
       kDeviceOption,
@@ -323,6 +513,13 @@ Command command() {
       {"vector-sizes", "2,4,...",
        "also run CSR-Vector with each of these lanes per row (rows named csr-vector:v=N; "
        "csr-vector alone picks its own)"},
+      {"large", "",
+       "one operator per matrix and kernel (--kernels, default auto) for matrices beyond the "
+       "device's memory or 2^31 non-zeros: residency, over_h2d of a streamed one, checked on "
+       "sampled rows"},
+      {"residency", "auto|resident|streamed", "with --large (default auto)"},
+      kDeviceMemoryCapOption,
+      {"sample-rows", "N", "with --large: rows checked against the reference (default 4096)"},
       kOutOption,
   };
   c.run = run;

@@ -20,6 +20,77 @@ std::vector<Offset> row_ptr_of(const std::vector<Offset>& lengths) {
   return p;
 }
 
+// The big-batch size batch_plan.hpp promises for `p` and the plan's batches.
+Offset big_batch_size(Offset nnz, const BatchParams& p, const BatchPlan& plan) {
+  Offset widest = 1;
+  for (const BatchInfo& b : plan.batches) widest = std::max(widest, b.nnz_end - b.nnz_begin);
+  Offset size = std::max((nnz + p.big_batches - 1) / p.big_batches, widest);
+  if (p.big_batch_nnz > 0) size = std::min(size, p.big_batch_nnz);
+  return std::min(size, kMaxBigBatchNnz);
+}
+
+// Big batches: copy ranges tile [0, nnz) in order, each within the size and the row limit; each
+// batch lies inside exactly one; every long row's non-zeros lie in consecutive ones, which list
+// it; a big batch is cut only where the next batch would not fit, or inside a long row once full.
+void expect_valid_big_batches(const std::vector<Offset>& row_ptr, const BatchParams& p,
+                              const BatchPlan& plan) {
+  const Ordinal m = static_cast<Ordinal>(row_ptr.size()) - 1;
+  const Offset nnz = row_ptr[m];
+  const Offset size = big_batch_size(nnz, p, plan);
+  const auto& big = plan.big_batches;
+  ASSERT_GE(big.size(), 1u);
+  EXPECT_EQ(big.front().nnz_begin, 0);
+  EXPECT_EQ(big.back().nnz_end, nnz);
+  EXPECT_EQ(big.front().batch_begin, 0);
+  EXPECT_EQ(big.back().batch_end, Ordinal(plan.batches.size()));
+  EXPECT_EQ(big.front().long_begin, 0);
+  EXPECT_EQ(big.back().long_end, Ordinal(plan.long_rows.size()));
+  for (std::size_t i = 0; i < big.size(); ++i) {
+    const BigBatchInfo& g = big[i];
+    SCOPED_TRACE("big batch " + std::to_string(i));
+    EXPECT_LE(g.nnz_end - g.nnz_begin, size);
+    if (p.big_batch_rows > 0) EXPECT_LE(g.row_end - g.row_begin, p.big_batch_rows);
+    if (i + 1 < big.size()) {
+      const BigBatchInfo& h = big[i + 1];
+      EXPECT_EQ(g.nnz_end, h.nnz_begin);
+      EXPECT_EQ(g.batch_end, h.batch_begin);
+      EXPECT_LE(h.long_begin, g.long_end);
+      EXPECT_GE(h.long_begin, g.long_end - 1);
+      EXPECT_LT(g.nnz_begin, g.nnz_end);  // only the last may be empty
+    }
+    // Its batches, inside its range, spanning exactly its rows.
+    if (g.batch_begin < g.batch_end) {
+      EXPECT_EQ(g.row_begin, plan.batches[g.batch_begin].row_begin);
+      EXPECT_EQ(g.row_end, plan.batches[g.batch_end - 1].row_end);
+    } else {
+      EXPECT_EQ(g.row_begin, g.row_end);
+    }
+    for (Ordinal j = g.batch_begin; j < g.batch_end; ++j) {
+      EXPECT_GE(plan.batches[j].nnz_begin, g.nnz_begin) << "batch " << j;
+      EXPECT_LE(plan.batches[j].nnz_end, g.nnz_end) << "batch " << j;
+    }
+    // Its long rows: exactly those with non-zeros in its range.
+    for (Ordinal l = 0; l < Ordinal(plan.long_rows.size()); ++l) {
+      const Ordinal r = plan.long_rows[l];
+      const bool inside = row_ptr[r] < g.nnz_end && row_ptr[r + 1] > g.nnz_begin;
+      EXPECT_EQ(inside, l >= g.long_begin && l < g.long_end) << "long row " << r;
+    }
+    // Cut only where needed: the next batch would not fit, or the range is full.
+    if (i + 1 < big.size()) {
+      const BigBatchInfo& h = big[i + 1];
+      const Offset used = g.nnz_end - g.nnz_begin;
+      const bool full = used == size;
+      const bool next_batch_overflows =
+          h.batch_begin < h.batch_end && plan.batches[h.batch_begin].nnz_begin == g.nnz_end &&
+          (used + plan.batches[h.batch_begin].nnz_end - plan.batches[h.batch_begin].nnz_begin >
+               size ||
+           (p.big_batch_rows > 0 && g.batch_begin < g.batch_end &&
+            plan.batches[h.batch_begin].row_end - g.row_begin > p.big_batch_rows));
+      EXPECT_TRUE(full || next_batch_overflows) << "cut at " << g.nnz_end << " not needed";
+    }
+  }
+}
+
 // Every invariant batch_plan.hpp promises.
 void expect_valid_plan(const std::vector<Offset>& row_ptr, const BatchParams& p,
                        const BatchPlan& plan) {
@@ -53,59 +124,7 @@ void expect_valid_plan(const std::vector<Offset>& row_ptr, const BatchParams& p,
   }
   for (Ordinal r = 0; r < m; ++r) EXPECT_EQ(covered[r], 1) << "row " << r;
 
-  // Big batches: copy ranges tile [0, nnz) in equal sizes (the last may be shorter); units and
-  // rows tile in order; each unit's last non-zero lies in its big batch's copy range.
-  ASSERT_GE(plan.big_batches.size(), 1u);
-  EXPECT_LE(plan.big_batches.size(), std::size_t(std::max(p.big_batches, 1)));
-  const BigBatchInfo& first = plan.big_batches.front();
-  const BigBatchInfo& last = plan.big_batches.back();
-  EXPECT_EQ(first.nnz_begin, 0);
-  EXPECT_EQ(last.nnz_end, nnz);
-  EXPECT_EQ(first.batch_begin, 0);
-  EXPECT_EQ(last.batch_end, Ordinal(plan.batches.size()));
-  EXPECT_EQ(first.long_begin, 0);
-  EXPECT_EQ(last.long_end, Ordinal(plan.long_rows.size()));
-  EXPECT_EQ(first.row_begin, 0);
-  EXPECT_EQ(last.row_end, m);
-  const Offset size = first.nnz_end - first.nnz_begin;
-  for (std::size_t i = 0; i < plan.big_batches.size(); ++i) {
-    const BigBatchInfo& g = plan.big_batches[i];
-    if (i + 1 < plan.big_batches.size()) {
-      const BigBatchInfo& h = plan.big_batches[i + 1];
-      EXPECT_EQ(g.nnz_end - g.nnz_begin, size);
-      EXPECT_EQ(g.nnz_end, h.nnz_begin);
-      EXPECT_EQ(g.batch_end, h.batch_begin);
-      EXPECT_EQ(g.long_end, h.long_begin);
-      EXPECT_EQ(g.row_end, h.row_begin);
-    }
-    EXPECT_LE(g.row_begin, g.row_end);
-    auto owned = [&](Offset end) {
-      return end == 0 ? i == 0 : (g.nnz_begin < end && end <= g.nnz_end);
-    };
-    Ordinal rows = 0;
-    for (Ordinal j = g.batch_begin; j < g.batch_end; ++j) {
-      const BatchInfo& b = plan.batches[j];
-      EXPECT_TRUE(owned(b.nnz_end)) << "batch " << j << " in big batch " << i;
-      EXPECT_GE(b.row_begin, g.row_begin);
-      EXPECT_LE(b.row_end, g.row_end);
-      rows += b.row_end - b.row_begin;
-    }
-    for (Ordinal l = g.long_begin; l < g.long_end; ++l) {
-      const Ordinal r = plan.long_rows[l];
-      EXPECT_TRUE(owned(row_ptr[r + 1])) << "long row " << r << " in big batch " << i;
-      EXPECT_GE(r, g.row_begin);
-      EXPECT_LT(r, g.row_end);
-      ++rows;
-    }
-    EXPECT_EQ(rows, g.row_end - g.row_begin);
-    // The copies of big batches wait_begin..i hold every non-zero its kernels read.
-    ASSERT_GE(g.wait_begin, 0);
-    ASSERT_LE(g.wait_begin, int(i));
-    if (row_ptr[g.row_begin] < row_ptr[g.row_end]) {
-      EXPECT_LE(plan.big_batches[g.wait_begin].nnz_begin, row_ptr[g.row_begin]);
-      EXPECT_LE(row_ptr[g.row_end], g.nnz_end);
-    }
-  }
+  expect_valid_big_batches(row_ptr, p, plan);
 }
 
 TEST(BatchPlan, ReproducesPaperFigure5) {
@@ -125,20 +144,39 @@ TEST(BatchPlan, ReproducesPaperFigure5) {
   EXPECT_EQ(plan.long_rows, (std::vector<Ordinal>{6, 9}));
   expect_valid_plan(row_ptr, p, plan);
 
-  // 604 non-zeros in two big batches of 302: batches 0-1 end in the first; long row 6
-  // ([124, 380)) straddles both and runs with the second, which therefore waits for both copies.
+  // 604 non-zeros, big batches of at most 302: batches 0-1 fill [0, 120); long row 6 ([120, 376))
+  // is cut at 302; the second holds its rest, batch 2 [376, 417), long row 9 [417, 547) and batch
+  // 3 up to 604, 302 non-zeros in all.
   ASSERT_EQ(plan.big_batches.size(), 2u);
   const BigBatchInfo& a = plan.big_batches[0];
   const BigBatchInfo& b = plan.big_batches[1];
   EXPECT_EQ(a.nnz_end, 302);
   EXPECT_EQ(std::make_pair(a.batch_begin, a.batch_end), std::make_pair(0, 2));
-  EXPECT_EQ(std::make_pair(a.long_begin, a.long_end), std::make_pair(0, 0));
+  EXPECT_EQ(std::make_pair(a.long_begin, a.long_end), std::make_pair(0, 1));
   EXPECT_EQ(std::make_pair(a.row_begin, a.row_end), std::make_pair(0, 6));
-  EXPECT_EQ(a.wait_begin, 0);
   EXPECT_EQ(std::make_pair(b.batch_begin, b.batch_end), std::make_pair(2, 4));
   EXPECT_EQ(std::make_pair(b.long_begin, b.long_end), std::make_pair(0, 2));
-  EXPECT_EQ(std::make_pair(b.row_begin, b.row_end), std::make_pair(6, 13));
-  EXPECT_EQ(b.wait_begin, 0);
+  EXPECT_EQ(std::make_pair(b.row_begin, b.row_end), std::make_pair(7, 13));
+}
+
+// A big-batch limit (a ring slot of 100 non-zeros and 4 rows) on the Figure 5 matrix: batches
+// stay whole, long rows are cut wherever a big batch fills up.
+TEST(BatchPlan, BigBatchLimitsCutAtBatchesAndInsideLongRows) {
+  const auto row_ptr = row_ptr_of({32, 15, 16, 11, 8, 38, 256, 25, 16, 130, 2, 22, 33});
+  BatchParams p;
+  p.max_batch_size = 64;
+  p.max_batch_rows = 4;
+  p.big_batch_nnz = 100;
+  p.big_batch_rows = 4;
+  const BatchPlan plan = make_batch_plan(row_ptr.data(), 13, p);
+  expect_valid_plan(row_ptr, p, plan);
+  std::vector<std::pair<Offset, Offset>> ranges;
+  for (const BigBatchInfo& g : plan.big_batches) ranges.emplace_back(g.nnz_begin, g.nnz_end);
+  // Batch 0 is [0, 63) and batch 1 [63, 120) would overflow 100: cut at 63; batch 1 and the head
+  // of long row 6 ([120, 376)) fill the second big batch to 163, and the row goes on in pieces.
+  EXPECT_EQ(ranges.front(), std::make_pair(Offset(0), Offset(63)));
+  EXPECT_EQ(ranges[1].first, 63);
+  for (const BigBatchInfo& g : plan.big_batches) EXPECT_LE(g.nnz_end - g.nnz_begin, 100);
 }
 
 TEST(BatchPlan, VectorSizeFollowsTable2) {
@@ -183,16 +221,22 @@ TEST(BatchPlan, LeadingAndTrailingEmptyRowsWithSeveralBigBatches) {
   expect_valid_plan(row_ptr, p, plan);
 }
 
+// Random shapes and parameters, every second trial with limits on the big batches (a small
+// ring's slots).
 TEST(BatchPlan, RandomRowLengthsKeepEveryInvariant) {
   std::mt19937_64 gen(2024);
-  for (int trial = 0; trial < 300; ++trial) {
-    const Ordinal m = static_cast<Ordinal>(gen() % 200);
+  for (int trial = 0; trial < 600; ++trial) {
+    const Ordinal m = static_cast<Ordinal>(gen() % 300);
     std::vector<Offset> lengths(m);
-    for (auto& l : lengths) l = gen() % 5 == 0 ? Offset(gen() % 300) : Offset(gen() % 12);
+    for (auto& l : lengths) l = gen() % 5 == 0 ? Offset(gen() % 500) : Offset(gen() % 12);
     BatchParams p;
     p.max_batch_size = 1 + Offset(gen() % 100);
     p.max_batch_rows = 1 + Ordinal(gen() % 40);
     p.big_batches = 1 + int(gen() % 6);
+    if (trial % 2) {
+      p.big_batch_nnz = p.max_batch_size + Offset(gen() % 200);
+      p.big_batch_rows = gen() % 2 ? 0 : p.max_batch_rows + Ordinal(gen() % 30);
+    }
     const auto row_ptr = row_ptr_of(lengths);
     SCOPED_TRACE("trial " + std::to_string(trial));
     expect_valid_plan(row_ptr, p, make_batch_plan(row_ptr.data(), m, p));
@@ -212,6 +256,12 @@ TEST(BatchPlan, RejectsBadParameters) {
   EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
   p = BatchParams{};
   p.vector_switch = {17, 34, 10, 122, 216};
+  EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
+  p = BatchParams{};
+  p.big_batch_nnz = p.max_batch_size - 1;  // a batch must fit a big batch
+  EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
+  p = BatchParams{};
+  p.big_batch_rows = p.max_batch_rows - 1;
   EXPECT_THROW(make_batch_plan(row_ptr.data(), 1, p), InvalidArgument);
 }
 

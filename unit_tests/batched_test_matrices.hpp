@@ -42,7 +42,7 @@ std::vector<std::pair<std::string, CsrMatrix<Scalar>>> batched_matrices() {
   return z;
 }
 
-// Parameter sets that exercise many batches, long rows and several big batches.
+// Parameter sets that exercise many batches, long rows and several (or many) big batches.
 inline std::vector<std::pair<std::string, BatchParams>> batch_param_sets() {
   std::vector<std::pair<std::string, BatchParams>> p;
   p.emplace_back("default", BatchParams{});
@@ -57,6 +57,12 @@ inline std::vector<std::pair<std::string, BatchParams>> batch_param_sets() {
   odd.big_batches = 7;
   odd.vector_switch = {2, 4, 6, 8, 10};  // every vector size appears
   p.emplace_back("odd_sizes_all_vectors", odd);
+  BatchParams ring;  // big batches as small as a ring slot of a tiny device: many of them
+  ring.max_batch_size = 64;
+  ring.max_batch_rows = 32;
+  ring.big_batch_nnz = 300;
+  ring.big_batch_rows = 48;
+  p.emplace_back("small_big_batches", ring);
   return p;
 }
 

@@ -82,6 +82,9 @@ expect(2 "" spmv ${small} --devices 4294967296)
 expect(2 "" spmv ${small} --partition bogus)
 expect(2 "" spmv ${small} --exchange bogus)
 expect(2 "" spmv ${small} --residency streamed)
+expect(2 "" spmv ${small} --residency nosuch)
+expect(2 "" spmv ${small} --device-memory-cap 0)
+expect(2 "" spmv ${small} --device-memory-cap -1)
 expect(2 "" spmv ${small} --devices 0,1 --kernel seg)
 expect(2 "" spmv ${small} --devices 0,1 --kernel hbp)
 
@@ -90,6 +93,10 @@ expect(0 "check .*: ok" spmv ${small})
 expect(0 "check .*: ok" spmv ${small} --kernel coo --precision float --alpha 2 --beta 0.5 --iters 3)
 expect(0 "^{\"matrix\":.*\"ok\":true}\n$" spmv ${small} --kernel csc --json)
 expect(0 "\"devices\":\\[0\\],\"partition\":null,\"exchange\":null" spmv ${small} --json)
+# residency: auto by default, resident on the host (no device); the JSON says both
+expect(0 "residency resident \\(asked: auto\\).*check .*: ok" spmv ${small})
+expect(0 "\"residency_requested\":\"auto\",\"residency\":\"resident\",\"device_memory_cap_gb\":null" spmv ${small} --json)
+expect(0 "\"residency\":\"resident\",\"device_memory_cap_gb\":0.5," spmv ${small} --residency resident --device-memory-cap 0.5 --json)
 expect(0 "devices +0,0, partition lra, exchange halo.*check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange halo)
 expect(0 "^{\"matrix\":.*\"nnz\":1216,.*}\n$" info ${small} --json)
 expect(0 "--max-iters" help cg)
@@ -104,6 +111,10 @@ file(WRITE "${WORK_DIR}/general.mtx"
 expect(1 "stopped +non-positive curvature .* symmetric but not positive definite" cg "${WORK_DIR}/indefinite.mtx")
 expect(1 "stopped +non-positive curvature .* not symmetric" cg "${WORK_DIR}/general.mtx")
 expect(0 "check .*: ok" spmv ${small} --devices 0,0,0 --partition pcsc --exchange merge)
+# what the tuner tried and kept: the Auto exchange's three candidates, one kept
+expect(0 "\"tuning\":\\[{\"choice\":\"exchange\",\"candidate\":\"allgather\".*\"kept\":true" spmv ${small} --devices 0,0 --json)
+expect(0 "check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange allgather-x)
+expect(0 "2 device.*check .*: ok" cg ${small} --devices 0,0 --partition 2nz --exchange allgather-x)
 expect(0 "nnz 1216" info ${small} --kokkos-disable-warnings)
 # Kokkos' own warnings (an OpenMP Kokkos warns on OMP_PROC_BIND) stay off stderr unless the user
 # asks; KOKKOS_DISABLE_WARNINGS=0 is the user's choice (Kokkos 3 aborts on an option against it).

@@ -2,7 +2,8 @@
 // autotuning on CUDA) through kspmv::Operator, on the edge-case zoo and two larger matrices, for
 // several (alpha, beta) with NaN in y when beta == 0, in float and double, with the vectors in host
 // memory (Views and pointers) and, on CUDA, in device memory (synchronous pointers, and
-// asynchronous on a stream of the caller); the transpose, blocks of k vectors and, on CUDA,
+// asynchronous on a stream of the caller), on kokkos-default in Views of Kokkos' default memory
+// space applied on an instance; the transpose, blocks of k vectors and, on CUDA,
 // matrices given in device arrays as well; each result against the long-double oracle with the
 // output poisoned first. CUDA cases skip without a GPU. A new kernel is tested
 // here as soon as its registry row exists. The sanitizer run of the GPU suite selects the small
@@ -34,7 +35,7 @@ struct Case {
 // Auto on each backend built in (and Auto autotuned on CUDA), then every registry row.
 std::vector<Case> cases() {
   std::vector<Case> all;
-  for (const Backend b : {Backend::Host, Backend::Cuda}) {
+  for (const Backend b : kBackends) {
     if (!supports(b, Kernel::Auto)) continue;
     all.push_back({b, Kernel::Auto, false});
     if (b == Backend::Cuda) all.push_back({b, Kernel::Auto, true});
@@ -52,7 +53,24 @@ std::string case_name(const testing::TestParamInfo<Case>& info) {
 }
 
 // Where x and y live during apply.
-enum class Vectors { HostViews, HostPointers, DevicePointers, DeviceStream };
+enum class Vectors { HostViews, HostPointers, DevicePointers, DeviceStream, SpaceViews };
+
+using Space = Kokkos::DefaultExecutionSpace;
+// k vectors of n entries in Kokkos' default memory space, a copy of `v`.
+template <class S>
+Kokkos::View<S**, Kokkos::LayoutLeft, Space::memory_space> space_copy(const std::vector<S>& v,
+                                                                      std::size_t n, int k) {
+  Kokkos::View<S**, Kokkos::LayoutLeft, Space::memory_space> d("d", n, k);
+  Kokkos::deep_copy(d,
+                    Kokkos::View<const S**, Kokkos::LayoutLeft, HostMemorySpace>(v.data(), n, k));
+  return d;
+}
+template <class S, class D>
+void copy_back(std::vector<S>& v, const D& d) {
+  Kokkos::deep_copy(
+      Kokkos::View<S**, Kokkos::LayoutLeft, HostMemorySpace>(v.data(), d.extent(0), d.extent(1)),
+      d);
+}
 
 // (alpha, beta): beta == 0 runs on a NaN-poisoned y, beta != 0 on a random y.
 const std::vector<std::pair<double, double>> kScalars = {
@@ -66,6 +84,15 @@ void apply(Operator<S>& op, S alpha, const std::vector<S>& x, S beta, std::vecto
     const HostView<const S> xv(x.data(), x.size());
     const HostView<S> yv(y.data(), y.size());
     return op.apply(alpha, xv, beta, yv);
+  }
+  if (where == Vectors::SpaceViews) {  // rank 1, on an instance
+    const auto dx = space_copy(x, x.size(), 1);
+    const auto dy = space_copy(y, y.size(), 1);
+    const Space exec;
+    op.apply(exec, alpha, Kokkos::subview(dx, Kokkos::ALL, 0), beta,
+             Kokkos::subview(dy, Kokkos::ALL, 0));
+    exec.fence();
+    return copy_back(y, dy);
   }
 #ifdef KSPMV_HAVE_CUDA
   cuda::DeviceBuffer<S> dx(x.size()), dy(y.size());
@@ -83,10 +110,18 @@ void apply(Operator<S>& op, S alpha, const std::vector<S>& x, S beta, std::vecto
 }
 
 // k vectors at once: a rank-2 LayoutLeft View with a padded leading dimension on the host, k
-// vectors one after the other in device memory on CUDA.
+// vectors one after the other in device memory on CUDA, a rank-2 LayoutLeft View in Kokkos'
+// default memory space on kokkos-default.
 template <class S>
 void apply_block(Operator<S>& op, S alpha, const std::vector<S>& x, std::size_t n, S beta,
                  std::vector<S>& y, std::size_t m, int k, Mode mode, bool device) {
+  if (device && op.options().backend == Backend::KokkosDefault) {
+    const auto dx = space_copy(x, n, k);
+    const auto dy = space_copy(y, m, k);
+    op.apply(Space(), alpha, dx, beta, dy, mode);
+    Space().fence();
+    return copy_back(y, dy);
+  }
   if (!device) {
     using Block = Kokkos::View<S**, Kokkos::LayoutStride, HostMemorySpace>;
     const std::size_t ldx = n + 3, ldy = m + 5;
@@ -123,8 +158,14 @@ class Conformance : public testing::TestWithParam<Case> {
   std::vector<Vectors> vector_places() const {
     if (GetParam().backend == Backend::Cuda)
       return {Vectors::HostPointers, Vectors::DevicePointers, Vectors::DeviceStream};
+    if (GetParam().backend == Backend::KokkosDefault)
+      return {Vectors::HostViews, Vectors::HostPointers, Vectors::SpaceViews};
     return {Vectors::HostViews, Vectors::HostPointers};
   }
+
+  // Whether the backend takes vectors and values in memory other than the host's (CUDA device
+  // memory; Kokkos' default memory space, the host's too with a host-only Kokkos).
+  bool other_memory() const { return GetParam().backend != Backend::Host; }
 
   // Every (alpha, beta) on fresh random x, for each place of the vectors; repeated past the
   // autotuning phase when autotuning.
@@ -166,7 +207,7 @@ class Conformance : public testing::TestWithParam<Case> {
     for (const Mode mode : {Mode::NoTranspose, Mode::Transpose})
       for (const int k : {1, 3, 9})
         for (const bool device : {false, true}) {
-          if (device && o.backend != Backend::Cuda) continue;
+          if (device && !other_memory()) continue;
           const CsrMatrix<S>& b = mode == Mode::Transpose ? at : a;
           const auto m = static_cast<std::size_t>(b.nrows), n = static_cast<std::size_t>(b.ncols);
           const S alpha = S(1.25), beta = k == 3 ? S(0) : S(-0.5);
@@ -222,16 +263,20 @@ TEST_P(Conformance, ZooUpdateValuesKeepsTheKernelAndMatchesReference) {
     Operator<double> op(a, o);
     const auto x = random_vector<double>(a.ncols, 31);
     std::vector<double> y(a.nrows);
-    for (int r = 0; r < (o.autotune ? 40 : 1); ++r) op.apply(1.0, x.data(), 0.0, y.data());
+    do {  // until the autotuner has decided
+      op.apply(1.0, x.data(), 0.0, y.data());
+    } while (op.timings().tuning);
     const Kernel kernel = op.kernel();
     for (const bool device : {false, true}) {
-      if (device && o.backend != Backend::Cuda) continue;
+      if (device && !other_memory()) continue;
       CsrMatrix<double> b = a;  // the same pattern, new values
       b.values = make_host_view<double>("values", a.nnz());
       const auto v = random_vector<double>(a.nnz(), device ? 33 : 32);
       std::copy(v.begin(), v.end(), b.values.data());
+      if (device && o.backend == Backend::KokkosDefault)
+        op.update_values(Kokkos::subview(space_copy(v, v.size(), 1), Kokkos::ALL, 0));
 #ifdef KSPMV_HAVE_CUDA
-      if (device) {
+      if (device && o.backend == Backend::Cuda) {
         cuda::DeviceBuffer<double> dv(v.size());
         dv.upload(v.data());
         op.update_values(dv.data(), v.size(), true);
@@ -318,6 +363,9 @@ TEST(Registry, OperatorRefusesUnlistedKernelsAndResidencies) {
   Options streamed;  // the host backend has no streamed kernel
   streamed.residency = Residency::Streamed;
   EXPECT_THROW(Operator<double>(a, streamed), UnsupportedError);
+  Options automatic;  // residency does not apply on the host: auto (the default) is resident
+  EXPECT_EQ(automatic.residency, Residency::Auto);
+  EXPECT_EQ(Operator<double>(a, automatic).residency(), Residency::Resident);
   Options seg_on_two;  // the host emulation of several devices runs csr only
   seg_on_two.kernel = Kernel::Seg;
   seg_on_two.devices = {0, 1};

@@ -1,9 +1,13 @@
 // HBP on the GPU: the GPU preprocessing (hash, and the sort2D / DP2D baselines) produces exactly
-// the host's arrays, and the kernel (with its fixed/competitive split and combine part) matches
-// the long-double oracle on the zoo, generated families and the shared matrices; skipped without
-// a GPU or the CUDA backend.
+// the host's arrays, and the kernel (with its fixed/competitive split and combine part, in
+// several launch plans) matches the long-double oracle on the zoo, generated families and the
+// shared matrices; skipped without a GPU or the CUDA backend.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
 #include "hbp_test_cases.hpp"
 #include "kspmv/operator.hpp"
 
@@ -16,16 +20,7 @@ namespace kspmv::test {
 namespace {
 
 // Every test here runs on the GPU: skipped without the CUDA backend or without a device.
-class CudaHbpTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-#ifndef KSPMV_HAVE_CUDA
-    GTEST_SKIP() << "built without the CUDA backend";
-#else
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-#endif
-  }
-};
+using CudaHbpTest = GpuTest;
 using CudaHbpLimits = CudaHbpTest;
 template <class S>
 class CudaHbp : public CudaHbpTest {};
@@ -33,18 +28,6 @@ using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaHbp, Scalars);
 
 #ifdef KSPMV_HAVE_CUDA
-// y = alpha*A*x + beta*y through `kernel` on device copies of x and y.
-template <class S>
-void run_on_device(cuda::DeviceSpmv<S>& kernel, const CsrMatrix<S>& m, S alpha, const S* x, S beta,
-                   S* y) {
-  cuda::DeviceBuffer<S> dx(m.ncols), dy(m.nrows);
-  dx.upload(x);
-  dy.upload(y);
-  kernel.run(alpha, dx.data(), beta, dy.data(), nullptr);
-  KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
-  dy.download(y);
-}
-
 // The GPU build with `reorder` equals the host's, array by array, on every test matrix and
 // parameter set (Hash: also with the hash sampled on the device).
 template <class S>
@@ -60,6 +43,7 @@ void expect_gpu_preprocessing_equals_host(HbpReorder reorder) {
       EXPECT_EQ(got.block_row, want.block_row);
       EXPECT_EQ(got.block_col, want.block_col);
       EXPECT_EQ(got.table_ptr, want.table_ptr);
+      EXPECT_EQ(got.group_ptr, want.group_ptr);
       EXPECT_EQ(got.begin_nnz, want.begin_nnz);
       EXPECT_EQ(got.output_hash, want.output_hash);
       EXPECT_EQ(got.combine_ptr, want.combine_ptr);
@@ -93,29 +77,58 @@ TYPED_TEST(CudaHbp, GpuBaselinesEqualHostBaselines) {
 #endif
 }
 
+#ifdef KSPMV_HAVE_CUDA
+// Launch plans: the default; one warp per thread block, x always through the caches, no slices,
+// one group per ticket; x always in shared memory, slices of 64 elements, 64 registers; 16
+// warps, a dense threshold, slices of 512 and three groups per ticket.
+std::vector<cuda::HbpLaunch> launches() {
+  return {cuda::HbpLaunch{}, cuda::HbpLaunch{1, -1, 0, 1, 48}, cuda::HbpLaunch{4, 0, 64, 0, 64},
+          cuda::HbpLaunch{16, 4, 512, 3, 48}};
+}
+
+std::string describe(const cuda::HbpLaunch& l) {
+  return "warps " + std::to_string(l.warps) + ", shared_x " + std::to_string(l.shared_x) +
+         ", slice " + std::to_string(l.slice_nnz) + ", ticket " + std::to_string(l.ticket_groups) +
+         ", registers " + std::to_string(l.registers);
+}
+#endif
+
 TYPED_TEST(CudaHbp, KernelMatchesReference) {
 #ifdef KSPMV_HAVE_CUDA
   using S = TypeParam;
   for (const auto& [name, a] : hbp::matrices<S>()) {
     for (const auto& p : hbp::params()) {
-      SCOPED_TRACE(name + ", " + hbp::describe(p));
-      const auto host = pointers(a);
-      const auto d = std::make_shared<const cuda::DeviceCsr<S> >(cuda::DeviceCsr<S>::upload(host));
-      const auto kernel = cuda::make_hbp(d, host, p);
-      ASSERT_EQ(kernel->kernel(), Kernel::Hbp);
-      seg::expect_all_cases_match_reference<S>(
-          [&](S alpha, const CsrMatrix<S>& m, const S* x, S beta, S* y) {
-            // alpha == 0 runs on a NaN-valued copy: it must not read A, so build from it too.
-            if (alpha == S(0)) {
-              const auto k = cuda::make_hbp<S>(nullptr, pointers(m), p);
-              run_on_device(*k, m, alpha, x, beta, y);
-            } else {
-              run_on_device(*kernel, m, alpha, x, beta, y);
-            }
-          },
-          a);
+      for (const auto& l : launches()) {
+        SCOPED_TRACE(name + ", " + hbp::describe(p) + ", " + describe(l));
+        const auto host = pointers(a);
+        const auto d =
+            std::make_shared<const cuda::DeviceCsr<S> >(cuda::DeviceCsr<S>::upload(host));
+        const auto kernel = cuda::make_hbp(d, host, p, l);
+        ASSERT_EQ(kernel->kernel(), Kernel::Hbp);
+        seg::expect_all_cases_match_reference<S>(
+            [&](S alpha, const CsrMatrix<S>& m, const S* x, S beta, S* y) {
+              // alpha == 0 runs on a NaN-valued copy: it must not read A, so build from it too.
+              if (alpha == S(0)) {
+                const auto k = cuda::make_hbp<S>(nullptr, pointers(m), p, l);
+                run_on_device(*k, m, alpha, x, beta, y);
+              } else {
+                run_on_device(*kernel, m, alpha, x, beta, y);
+              }
+            },
+            a);
+      }
     }
   }
+#endif
+}
+
+TEST_F(CudaHbpLimits, BadLaunchPlansAreRefused) {
+#ifdef KSPMV_HAVE_CUDA
+  for (const cuda::HbpLaunch& l :
+       {cuda::HbpLaunch{0, 1, 0, 0, 48}, cuda::HbpLaunch{33, 1, 0, 0, 48},
+        cuda::HbpLaunch{8, 1, -1, 0, 48}, cuda::HbpLaunch{8, 1, 0, -1, 48},
+        cuda::HbpLaunch{8, 1, 0, 0, 32}})
+    EXPECT_THROW(cuda::check_hbp_launch(l), InvalidArgument) << describe(l);
 #endif
 }
 
@@ -138,11 +151,20 @@ TYPED_TEST(CudaHbp, DeviceMemoryIsBoundedByTheNonZerosNotByTheBlockGrid) {
 #endif
 }
 
-TEST_F(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsUnsupported) {
+// A block column's x segment larger than the shared memory is read through the caches.
+TEST_F(CudaHbpLimits, AnXSegmentBeyondSharedMemoryIsReadThroughTheCaches) {
 #ifdef KSPMV_HAVE_CUDA
   const auto a = seg::long_row_among_short<double>();  // 100000 columns: 512 KB segments
-  EXPECT_THROW(cuda::make_hbp<double>(nullptr, pointers(a), HbpParams{32, 65536, 0.5}),
-               UnsupportedError);
+  for (const double shared_x : {0.0, 1.0}) {
+    const auto kernel = cuda::make_hbp<double>(nullptr, pointers(a), HbpParams{32, 65536, 0.5},
+                                               cuda::HbpLaunch{8, shared_x, 2048, 0, 48});
+    const auto x = random_vector<double>(a.ncols, seg::fresh_seed());
+    const auto y0 = nan_vector<double>(a.nrows);
+    auto y = y0, ref = y0;
+    run_on_device(*kernel, a, 1.0, x.data(), 0.0, y.data());
+    reference::spmv(1.0, a, x.data(), 0.0, ref.data());
+    EXPECT_LE(spmv_error(y, ref, 1.0, a, x.data(), 0.0, y0), reference::tolerance<double>());
+  }
 #endif
 }
 

@@ -1,8 +1,8 @@
 // The CUDA Operator inside a GPU application: matrices given in device arrays (32- and 64-bit
 // offsets, used in place or narrowed, checked on the device), applies enqueued on the caller's
-// streams (two operators at once, ten applies captured in a CUDA graph and replayed), values
-// refreshed on the same pattern. Every result against the oracle on a poisoned y. GPU tests skip
-// without a device.
+// streams (two operators at once, ten applies captured in a CUDA graph and replayed, every
+// kernel of the registry run on one at once when built), values refreshed on the same pattern.
+// Every result against the oracle on a poisoned y. GPU tests skip without a device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,6 +18,7 @@
 #ifdef KSPMV_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #endif
 
@@ -228,7 +229,9 @@ TEST_F(CudaInterop, TenAppliesCapturedInAGraphReplayCorrectly) {
 TEST_F(CudaInterop, TwoOperatorsOnTwoStreamsAtOnce) {
   const auto a = random_matrix<double>(20000, 20000, 9, 11);
   const auto b = gen::laplace2d<double>(150, 150);
-  Operator<double> opa(a, cuda_options(Kernel::CsrVector)), opb(b, cuda_options(Kernel::Seg));
+  Options timed = cuda_options(Kernel::CsrVector);
+  timed.time_applies = true;  // opa times each apply with events, opb (the default) does not
+  Operator<double> opa(a, timed), opb(b, cuda_options(Kernel::Seg));
   const auto xa = random_vector<double>(a.ncols, 12), xb = random_vector<double>(b.ncols, 13);
   std::vector<double> ra(a.nrows, 0.0), rb(b.nrows, 0.0);
   cuda::DeviceBuffer<double> dxa(xa.size()), dya(ra.size()), dxb(xb.size()), dyb(rb.size());
@@ -251,6 +254,7 @@ TEST_F(CudaInterop, TwoOperatorsOnTwoStreamsAtOnce) {
   EXPECT_LE(reference::rel_l2_error(ya.data(), ra.data(), ya.size()), 1e-12);
   EXPECT_LE(reference::rel_l2_error(yb.data(), rb.data(), yb.size()), 1e-12);
   EXPECT_GT(opa.timings().kernel_ms, 0.0);  // waits for the last apply and times it
+  EXPECT_EQ(opb.timings().kernel_ms, 0.0);  // not timed
 }
 
 // Kernels with dynamic shared memory sized per matrix (HBP's x segment, the overlap pipelines'
@@ -264,6 +268,36 @@ TEST_F(CudaInterop, ANarrowerOperatorBuiltLaterLeavesTheWiderOneRunning) {
     Operator<double> second(narrow, cuda_options(kernel));
     expect_matches(first, wide, "wide after narrow", 23);
     expect_matches(second, narrow, "narrow", 24);
+  }
+}
+
+// Every kernel of the registry is ready when its factory returns (DeviceSpmv): nothing of its
+// set-up is left on the legacy default stream, and its first run, enqueued at once on a
+// non-blocking stream (which does not wait for that stream), matches. x and y are uploaded
+// before the build: an upload waits for the legacy default stream. HBP's plan kernels were once
+// left running there, and a first run read its slots' destinations before they were written.
+TEST_F(CudaInterop, EveryKernelIsReadyWhenItsFactoryReturns) {
+  const auto a = gen::laplace2d<double>(400, 400);
+  const auto host = pointers(a);
+  const auto d =
+      std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(host));
+  const auto x = random_vector<double>(a.ncols, 31);
+  const auto y0 = nan_vector<double>(a.nrows);
+  auto ref = y0;
+  reference::spmv(1.0, a, x.data(), 0.0, ref.data());
+  const cuda::Stream stream;
+  for (const auto& row : cuda::kernel_table<double>()) {
+    SCOPED_TRACE(to_string(row.info.kernel));
+    cuda::DeviceBuffer<double> dx(x.size()), dy(y0.size());
+    dx.upload(x.data());
+    dy.upload(y0.data());
+    const auto kernel = row.make(row.uses_device_csr ? d : nullptr, host);
+    EXPECT_EQ(cudaStreamQuery(cudaStreamLegacy), cudaSuccess) << "set-up still running";
+    kernel->run(1.0, dx.data(), 0.0, dy.data(), stream.get());
+    stream.synchronize();
+    auto y = y0;
+    dy.download(y.data());
+    EXPECT_LE(spmv_error(y, ref, 1.0, a, x.data(), 0.0, y0), reference::tolerance<double>());
   }
 }
 

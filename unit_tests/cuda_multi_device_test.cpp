@@ -1,9 +1,12 @@
 // The CUDA multi-device executor against the long-double oracle: every scheme x applicable
 // exchange on the zoo and long-row matrices, float and double, host and device vectors, on one
 // device, on the same device listed several times (exchange logic on a one-GPU machine) and on
-// distinct GPUs when present. Bytes exchanged must equal the host emulation's. Skips without GPU.
+// distinct GPUs when present. Bytes exchanged and halo lists must equal the host emulation's;
+// the device's row statistics equal the host's; CG through the Operator converges like the host
+// CG with every exchange. Skips without GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -17,8 +20,9 @@
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
 #ifdef KSPMV_HAVE_CUDA
-#include "backends/cuda/cg_multi.hpp"
 #include "backends/cuda/multi_device.hpp"
+#include "backends/cuda/row_profile.hpp"
+#include "row_profile_expect.hpp"
 #endif
 
 namespace kspmv::test {
@@ -38,6 +42,9 @@ class CudaMultiDeviceTest : public ::testing::Test {
 };
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaMultiDeviceTest, Scalars);
+
+const std::vector<Exchange> kModes = {Exchange::AllGather, Exchange::Merge, Exchange::Halo,
+                                      Exchange::AllGatherX};
 
 // One GPU alone, listed twice and three times; two GPUs (twice each) when present.
 std::vector<std::vector<int>> device_lists() {
@@ -68,6 +75,13 @@ part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd) {
   return part::partition(a.row_ptr.data(), a.nrows, a.ncols, part::PartitionOptions{s, nd});
 }
 
+template <class S>
+std::vector<S> part_of(const DistributedVector<S>& v, int d, std::size_t n) {
+  std::vector<S> h(n);
+  KSPMV_CUDA_CHECK(cudaMemcpy(h.data(), v.data(d), n * sizeof(S), cudaMemcpyDeviceToHost));
+  return h;
+}
+
 const std::vector<std::pair<double, double>> kScalars = {{1.5, 0.0}, {-0.75, 2.0}, {0.0, 0.5}};
 
 TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVectors) {
@@ -76,7 +90,7 @@ TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVe
   for (const auto& [name, a] : matrices<S>())
     for (Scheme s : part::all_schemes()) {
       if (s == Scheme::PCSC) continue;  // not supported by the CUDA executor
-      for (Exchange e : {Exchange::AllGather, Exchange::Merge, Exchange::Halo}) {
+      for (Exchange e : kModes) {
         if (!part::exchange_applies(s, e)) continue;
         for (const auto& devices : device_lists()) {
           const int nd = static_cast<int>(devices.size());
@@ -85,9 +99,12 @@ TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVe
           const std::string what =
               name + " " + part::to_string(s) + " " + to_string(e) + " N=" + std::to_string(nd);
           host::MultiDeviceHost<S> emulation(a, plan, e);
-          std::size_t received = 0;
-          for (const auto& t : emulation.exchange_bytes()) received += t.bytes_received;
-          EXPECT_EQ(md.exchange_bytes(), received) << what;
+          EXPECT_EQ(md.exchange_bytes(), emulation.strategy().bytes(sizeof(S))) << what;
+          for (int dst = 0; dst < nd; ++dst)  // the device found the emulation's halo lists
+            for (int src = 0; src < nd; ++src)
+              EXPECT_EQ(md.strategy().halo_count(dst, src),
+                        emulation.strategy().halo_count(dst, src))
+                  << what << " " << src << " -> " << dst;
           for (const auto& [alpha_d, beta_d] : kScalars) {
             const S alpha = static_cast<S>(alpha_d), beta = static_cast<S>(beta_d);
             const auto x = random_vector<S>(a.ncols, ++seed);
@@ -104,12 +121,14 @@ TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVe
     }
 }
 
-TYPED_TEST(CudaMultiDeviceTest, DeviceVectorsEndWhereEachExchangePutsThem) {
+// Device vectors poisoned with NaN, then only what each device must hold uploaded: the exchange
+// delivers every entry the kernels read, and y ends where the strategy says.
+TYPED_TEST(CudaMultiDeviceTest, DistributedVectorsEndWhereEachExchangePutsThem) {
   using S = TypeParam;
   const auto a = random_matrix<S>(3000, 3000, 7, 21);
   std::uint64_t seed = 100;
   for (Scheme s : {Scheme::NZ, Scheme::TwoNZ, Scheme::LRA, Scheme::LRARC, Scheme::PCSR})
-    for (Exchange e : {Exchange::AllGather, Exchange::Merge, Exchange::Halo}) {
+    for (Exchange e : kModes) {
       if (!part::exchange_applies(s, e)) continue;
       for (const auto& devices : device_lists()) {
         const int nd = static_cast<int>(devices.size());
@@ -120,7 +139,12 @@ TYPED_TEST(CudaMultiDeviceTest, DeviceVectorsEndWhereEachExchangePutsThem) {
         const auto y0 = random_vector<S>(a.nrows, ++seed);
         auto ref = y0;
         reference::spmv(S(2), a, x.data(), S(0.5), ref.data());
-        auto dx = md.make_vector(), dy = md.make_vector();
+        const auto dx = md.make_vector(nullptr), dy = md.make_vector(nullptr);
+        for (int d = 0; d < nd; ++d) {
+          cuda::DeviceGuard guard(devices[d]);
+          KSPMV_CUDA_CHECK(cudaMemset(dx.data(d), 0xff, dx.part(d).size * sizeof(S)));
+          KSPMV_CUDA_CHECK(cudaMemset(dy.data(d), 0xff, dy.part(d).size * sizeof(S)));
+        }
         md.upload(x.data(), a.ncols, dx);
         md.upload(y0.data(), a.nrows, dy);
         md.apply(S(2), dx, S(0.5), dy);
@@ -128,40 +152,36 @@ TYPED_TEST(CudaMultiDeviceTest, DeviceVectorsEndWhereEachExchangePutsThem) {
         md.download(dy, a.nrows, y.data());  // device 0, or gathered from the owners
         EXPECT_LE(spmv_error(y, ref, S(2), a, x.data(), S(0.5), y0), reference::tolerance<S>())
             << what;
-        if (e == Exchange::Merge) md.broadcast(dy);
-        if (e != Exchange::Halo) {  // every replica holds the whole y
-          for (int d = 1; d < nd; ++d) {
-            std::vector<S> replica(a.nrows);
-            KSPMV_CUDA_CHECK(cudaMemcpy(replica.data(), dy.data(d), a.nrows * sizeof(S),
-                                        cudaMemcpyDeviceToHost));
-            EXPECT_EQ(replica, y) << what << " replica " << d;
-          }
+        for (int d = 0; d < nd; ++d) {
+          const auto part = part_of(dy, d, a.nrows);
+          const auto rows = md.strategy().replicated() ? std::vector<part::Span>{{0, a.nrows}}
+                                                       : md.strategy().y_home(d);
+          for (const auto& sp : rows)
+            for (Ordinal i = sp.begin; i < sp.begin + sp.count; ++i)
+              ASSERT_EQ(part[i], y[i]) << what << " device " << d << " row " << i;
         }
       }
     }
 }
 
-TYPED_TEST(CudaMultiDeviceTest, LocalKernelsThenSharedRowsEqualAllGatherApply) {
+// allgather-x (CG(comp)): after an apply every device holds the whole x.
+TYPED_TEST(CudaMultiDeviceTest, AllGatherXLeavesTheWholeXOnEveryDevice) {
   using S = TypeParam;
   const auto a = random_matrix<S>(2500, 2500, 6, 8);
   for (const auto& devices : device_lists()) {
     const int nd = static_cast<int>(devices.size());
     cuda::MultiDeviceSpmv<S> md(pointers(a), plan_for(a, Scheme::TwoNZ, nd),
-                                {Exchange::AllGather, devices, Kernel::CsrVector});
+                                {Exchange::AllGatherX, devices, Kernel::CsrVector});
     const auto x = random_vector<S>(a.ncols, 5 + nd);
-    std::vector<S> ref(a.nrows);
-    reference::spmv(S(1), a, x.data(), S(0), ref.data());
-    auto dx = md.make_vector(), dy = md.make_vector();
+    const auto dx = md.make_vector(nullptr), dy = md.make_vector(nullptr);
     md.upload(x.data(), a.ncols, dx);
-    md.apply_local(S(1), dx, S(0), dy);
-    md.share_owned_rows(dy);
-    for (int d = 0; d < nd; ++d) {
-      std::vector<S> y(a.nrows);
-      KSPMV_CUDA_CHECK(
-          cudaMemcpy(y.data(), dy.data(d), a.nrows * sizeof(S), cudaMemcpyDeviceToHost));
-      EXPECT_LE(spmv_error(y, ref, S(1), a, x.data(), S(0), {}), reference::tolerance<S>())
-          << "N=" << nd << " device " << d;
-    }
+    md.apply(S(1), dx, S(0), dy);
+    md.synchronize();
+    for (int d = 0; d < nd; ++d) EXPECT_EQ(part_of(dx, d, a.ncols), x) << "N=" << nd << " " << d;
+    std::vector<S> y(a.nrows), ref(a.nrows);
+    reference::spmv(S(1), a, x.data(), S(0), ref.data());
+    md.download(dy, a.nrows, y.data());
+    EXPECT_LE(spmv_error(y, ref, S(1), a, x.data(), S(0), {}), reference::tolerance<S>());
   }
 }
 
@@ -170,6 +190,10 @@ TYPED_TEST(CudaMultiDeviceTest, TimingsSplitKernelAndExchangePerDevice) {
   const auto a = random_matrix<S>(20000, 20000, 8, 9);
   cuda::MultiDeviceSpmv<S> md(pointers(a), plan_for(a, Scheme::NZ, 2),
                               {Exchange::AllGather, {0, 0}, Kernel::Auto});
+  EXPECT_GT(md.upload_ms(), 0);
+  EXPECT_GT(md.setup_ms(), 0);
+  EXPECT_EQ(md.tune_ms(), 0);
+  EXPECT_TRUE(md.trials().empty());
   const auto x = random_vector<S>(a.ncols, 3);
   std::vector<S> y(a.nrows);
   md.apply(S(1), x.data(), S(0), y.data());
@@ -179,10 +203,58 @@ TYPED_TEST(CudaMultiDeviceTest, TimingsSplitKernelAndExchangePerDevice) {
     EXPECT_GE(t.total_ms, t.kernel_ms);
     EXPECT_NEAR(t.exchange_ms, t.total_ms - t.kernel_ms, 1e-9);
   }
+  const auto blocks = md.time_blocks(3);
+  ASSERT_EQ(blocks.size(), 2u);
+  for (double ms : blocks) EXPECT_GT(ms, 0);
 }
 
-// Multi-GPU CG (AllGather, Halo, CG(comp)) converges like the host CG on a 2D Laplacian.
-TYPED_TEST(CudaMultiDeviceTest, CgVariantsConvergeLikeHostCg) {
+// The pieces are planned from row statistics computed on the device: equal to the host's.
+TYPED_TEST(CudaMultiDeviceTest, RowProfileOnTheDeviceEqualsTheHostStatistics) {
+  using S = TypeParam;
+  auto all = matrices<S>();
+  all.emplace_back("kron", gen::kronecker<S>(13, 16, 7));
+  for (const auto& [name, a] : all) {
+    const Ordinal m = a.nrows;
+    const Offset lo = a.row_ptr(m / 3), hi = a.row_ptr(m - m / 4);  // a piece, clamped
+    std::vector<Offset> local(m + 1);
+    for (Ordinal i = 0; i <= m; ++i) local[i] = std::clamp(a.row_ptr(i), lo, hi) - lo;
+    cuda::DeviceBuffer<Offset> src(m + 1);
+    src.upload(a.row_ptr.data());
+    cuda::DeviceBuffer<DeviceOffset> narrow(m + 1);
+    cuda::DeviceBuffer<cuda::ProfileSums> sums(1);
+    cuda::narrow_and_profile(src.data(), m, lo, hi, narrow.data(), sums.data(), nullptr);
+    cuda::ProfileSums h;
+    KSPMV_CUDA_CHECK(cudaMemcpy(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost));
+    const cuda::RowProfile p = cuda::to_profile(h, a.ncols);
+    std::vector<DeviceOffset> got(m + 1);
+    narrow.download(got.data());
+    for (Ordinal i = 0; i <= m; ++i) ASSERT_EQ(got[i], local[i]) << name << " row " << i;
+    expect_profile_of(p, local.data(), m, a.ncols, name);
+    const auto ref_all = analysis::row_stats(local.data(), m, a.ncols);
+    if (std::isnan(ref_all.power_law_r))
+      EXPECT_TRUE(std::isnan(p.all.power_law_r)) << name;
+    else
+      EXPECT_NEAR(p.all.power_law_r, ref_all.power_law_r, 1e-9) << name;
+    for (int k = 0; k < 6; ++k) {
+      const Offset t = Offset{128} << k;
+      const auto rows = find_long_rows(local.data(), m, t);
+      EXPECT_EQ(p.longer_than[k], static_cast<Ordinal>(rows.size())) << name << " > " << t;
+      if (rows.empty()) continue;
+      const auto plan = cuda::plan_long_rows_on_device(narrow.data(), m, t,
+                                                       cuda::long_row_bound(p, t), 1000, nullptr);
+      const auto want = plan_long_rows(local.data(), m, rows, 1000);
+      EXPECT_EQ(plan.rows, want.rows) << name;
+      EXPECT_EQ(plan.first_chunk, want.first_chunk) << name;
+      EXPECT_EQ(plan.chunk_begin, want.chunk_begin) << name;
+      EXPECT_EQ(plan.chunk_end, want.chunk_end) << name;
+    }
+  }
+}
+
+// Every exchange of every scheme through the Operator, its vectors and its CG: CG converges like
+// the host CG (AllGather and Halo and allgather-x keep the vectors on the devices, Merge on the
+// first device).
+TYPED_TEST(CudaMultiDeviceTest, CgThroughTheOperatorConvergesLikeHostCgWithEveryExchange) {
   using S = TypeParam;
   const double tol = std::is_same_v<S, float> ? 1e-5 : 1e-10;
   const auto a = gen::laplace2d<S>(60, 50);
@@ -191,28 +263,28 @@ TYPED_TEST(CudaMultiDeviceTest, CgVariantsConvergeLikeHostCg) {
   std::vector<S> x_host(a.ncols, S(0));
   const CgResult host = cg(op, b.data(), x_host.data(), {tol, 3000});
   ASSERT_TRUE(host.converged);
-  struct Variant {
-    Scheme scheme;
-    Exchange exchange;
-    bool comp;
-  };
   for (const auto& devices : device_lists())
-    for (const Variant v :
-         {Variant{Scheme::NZ, Exchange::AllGather, false},
-          Variant{Scheme::LRARC, Exchange::AllGather, false},
-          Variant{Scheme::TwoNZ, Exchange::Halo, false}, Variant{Scheme::NZ, Exchange::Halo, false},
-          Variant{Scheme::TwoNZ, Exchange::AllGather, true}}) {
-      const int nd = static_cast<int>(devices.size());
-      cuda::MultiDeviceSpmv<S> md(pointers(a), plan_for(a, v.scheme, nd),
-                                  {v.exchange, devices, Kernel::Auto});
+    for (const auto& [scheme, exchange] :
+         std::vector<std::pair<const char*, const char*>>{{"nz", "allgather"},
+                                                          {"lra-rc", "allgather"},
+                                                          {"2nz", "halo"},
+                                                          {"nz", "halo"},
+                                                          {"lra", "allgather-x"},
+                                                          {"pcsr", "merge"}}) {
+      Options o;
+      o.backend = Backend::Cuda;
+      o.devices = devices;
+      o.partition = scheme;
+      o.exchange = exchange;
+      Operator<S> dev(a, o);
       std::vector<S> x(a.ncols, S(0));
-      const CgResult res = cuda::cg_multi(md, b.data(), x.data(), {tol, 3000}, v.comp);
-      const std::string what = std::string(part::to_string(v.scheme)) + " " +
-                               to_string(v.exchange) + (v.comp ? " comp" : "") +
-                               " N=" + std::to_string(nd);
+      const CgResult res = cg(dev, b.data(), x.data(), {tol, 3000});
+      const std::string what =
+          std::string(scheme) + " " + exchange + " N=" + std::to_string(devices.size());
       EXPECT_TRUE(res.converged) << what;
       EXPECT_LE(res.relative_residual, 10 * tol) << what;
       EXPECT_NEAR(res.iterations, host.iterations, 0.1 * host.iterations + 3) << what;
+      EXPECT_GT(res.ms_per_iteration, 0) << what;
     }
 }
 
@@ -224,6 +296,7 @@ TEST(CudaMultiDeviceErrorsTest, RejectsBadPlansDevicesAndExchanges) {
   EXPECT_THROW(MD(pa, plan_for(b, Scheme::NZ, 2), {Exchange::AllGather, {0, 0}}), InvalidArgument);
   EXPECT_THROW(MD(pa, plan_for(a, Scheme::NZ, 2), {Exchange::AllGather, {0}}), InvalidArgument);
   EXPECT_THROW(MD(pa, plan_for(a, Scheme::NZ, 1), {Exchange::AllGather, {-1}}), InvalidArgument);
+  EXPECT_THROW(MD(pa, plan_for(a, Scheme::NZ, 1), {Exchange::AllGather, {1000}}), InvalidArgument);
   EXPECT_THROW(MD(pa, plan_for(a, Scheme::PCSR, 2), {Exchange::AllGather, {0, 0}}),
                UnsupportedError);
   EXPECT_THROW(MD(pa, plan_for(a, Scheme::LRARC, 2), {Exchange::Halo, {0, 0}}), UnsupportedError);
@@ -231,8 +304,11 @@ TEST(CudaMultiDeviceErrorsTest, RejectsBadPlansDevicesAndExchanges) {
       MD(pa, plan_for(a, Scheme::NZ, 2), {Exchange::AllGather, {0, 0}, Kernel::FullOverlap}),
       UnsupportedError);
   MD md(pa, plan_for(a, Scheme::NZ, 2), {Exchange::Merge, {0, 0}});
-  auto v = md.make_vector();
-  EXPECT_THROW(md.share_owned_rows(v), UnsupportedError);
+  EXPECT_THROW(md.cg_layout(nullptr), UnsupportedError);  // y ends on device 0 alone
+  MD other(pa, plan_for(a, Scheme::NZ, 3), {Exchange::Halo, {0, 0, 0}});
+  const auto v = other.make_vector(nullptr);
+  std::vector<double> y(100);
+  EXPECT_THROW(md.download(v, 100, y.data()), InvalidArgument);  // three parts, not two
 }
 
 #else

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "batched_test_matrices.hpp"
+#include "gpu_test.hpp"
 #include "hbp_test_cases.hpp"
 #include "kspmv/operator.hpp"
 #include "refresh_test_cases.hpp"
@@ -33,16 +34,7 @@ namespace kspmv::test {
 namespace {
 
 template <class S>
-class CudaRefresh : public ::testing::Test {
- protected:
-  void SetUp() override {
-#ifndef KSPMV_HAVE_CUDA
-    GTEST_SKIP() << "built without the CUDA backend";
-#else
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-#endif
-  }
-};
+class CudaRefresh : public GpuTest {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaRefresh, Scalars);
 

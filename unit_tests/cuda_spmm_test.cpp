@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/gen/generators.hpp"
@@ -35,16 +36,7 @@ namespace kspmv::test {
 namespace {
 
 // Every test of these suites runs on the GPU: skipped without the CUDA backend or a device.
-class CudaSpmmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-#ifndef KSPMV_HAVE_CUDA
-    GTEST_SKIP() << "built without the CUDA backend";
-#else
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-#endif
-  }
-};
+using CudaSpmmTest = GpuTest;
 template <class S>
 class CudaSpmm : public CudaSpmmTest {};
 template <class S>
@@ -167,16 +159,20 @@ TYPED_TEST(CudaSpmm, FreeFunctionMatchesReferenceForEveryLaneCount) {
   ASSERT_EQ(matrices.size(), 4u);
   for (const auto& [name, a] : matrices) {
     for (int lanes : {1, 2, 4, 8, 16, 32}) {
-      SCOPED_TRACE(name + ", " + std::to_string(lanes) + " lanes");
-      for (int k : {1, 3, 8, 9}) {
-        expect_spmm_matches_reference<S>(
-            [lanes](const CsrMatrix<S>& m, S alpha, const S* x, std::size_t ldx, S beta, S* y,
-                    std::size_t ldy, int kk) {
-              const auto d = upload(m);
-              cuda::csr_spmm(d->view(), alpha, x, ldx, beta, y, ldy, kk, nullptr, lanes);
-              KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // before the matrix is freed
-            },
-            a, k);
+      for (const bool wide : {false, true}) {  // 32- and 64-bit row pointers
+        SCOPED_TRACE(name + ", " + std::to_string(lanes) + " lanes" + (wide ? ", wide" : ""));
+        for (int k : {1, 3, 8, 9}) {
+          expect_spmm_matches_reference<S>(
+              [lanes, wide](const CsrMatrix<S>& m, S alpha, const S* x, std::size_t ldx, S beta,
+                            S* y, std::size_t ldy, int kk) {
+                const auto d = cuda::DeviceCsr<S>::upload(pointers(m), wide);
+                d.with_view([&](const auto& v) {
+                  cuda::csr_spmm(v, alpha, x, ldx, beta, y, ldy, kk, nullptr, lanes);
+                });
+                KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // before the matrix is freed
+              },
+              a, k);
+        }
       }
     }
   }
@@ -352,8 +348,8 @@ TEST(CudaSpmmErrors, BadArgumentsThrowInvalidArgument) {
                                          cuda::kMaxVectorsPerPass + 1),
                InvalidArgument);
   const cuda::LongRowPath<double> path(row_ptr, 4, {}, cuda::kLongRowChunkNnz, 2);
-  EXPECT_THROW(path.run(a, 1.0, x, 3, 0.0, y, 4, 3, nullptr), InvalidArgument);
-  EXPECT_THROW(path.run(a, 1.0, x, 3, 0.0, y, 4, 0, nullptr), InvalidArgument);
+  EXPECT_THROW(path.run(a.col, a.val, 1.0, x, 3, 0.0, y, 4, 3, nullptr), InvalidArgument);
+  EXPECT_THROW(path.run(a.col, a.val, 1.0, x, 3, 0.0, y, 4, 0, nullptr), InvalidArgument);
 #endif
 }
 

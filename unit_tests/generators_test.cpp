@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
+#include "thread_count.hpp"
 
 namespace kspmv::gen {
 namespace {
@@ -315,6 +317,53 @@ TEST(GenSpec, RowCountsOfSpecsTooLargeToBuildAreKnownAtOnce) {
   EXPECT_THROW((void)spec_rows("uniform:rows=10,k=8,cols=5"), InvalidArgument);
   EXPECT_THROW((void)spec_rows("laplace2d:n=46341"), InvalidArgument);
   EXPECT_THROW((void)spec_rows("nosuch:n=3"), InvalidArgument);
+}
+
+// The generators run on the host threads (parallel_blocks): one thread and seven build the same
+// matrices, with several blocks of rows, edges and points each; a block of rows built on seven
+// threads is the rows of the whole matrix built on one.
+TEST(GenSpec, OneThreadAndManyBuildTheSameMatrix) {
+  const std::vector<std::string> specs = {
+      "laplace2d:n=300",      "stencil7:n=40",
+      "stencil27:n=40",       "uniform:rows=100000,k=5",
+      "kron:scale=15,ef=8",   "rgg:scale=16",
+      "kmer:rows=200000",     "banded:n=100000,bw=3",
+      "fullchip:rows=100000", "laplace2d:n=300+longrows:count=5,len=30000"};
+  for (const auto& spec : specs) {
+    const auto one = [&] {
+      const test::ThreadCount t(1);
+      return from_spec<double>(spec);
+    }();
+    const test::ThreadCount t(7);
+    EXPECT_TRUE(same_matrix(one, from_spec<double>(spec))) << spec;
+    const Ordinal b = one.nrows / 3, e = 2 * one.nrows / 3;
+    EXPECT_TRUE(same_matrix(rows_of(one, b, e), from_spec<double>(spec, {b, e}))) << spec;
+  }
+}
+
+// Progress: on the calling thread, in [0, 1], never decreasing, ending at 1; for a block of rows
+// too (kron's is cut from the whole matrix after building it).
+TEST(GenSpec, ProgressRisesToOneOnTheCallingThread) {
+  const std::vector<std::pair<std::string, RowRange>> cases = {
+      {"banded:n=200000,bw=4", {}},
+      {"kron:scale=15", {}},
+      {"fullchip:rows=100000", {}},
+      {"uniform:rows=1e5,k=3+longrows:count=2,len=1e4", {}},
+      {"kron:scale=15", {1000, 9000}},
+      {"fullchip:rows=100000", {50000, 100000}},
+      {"laplace2d:n=400+longrows:count=3,len=1e4", {0, 80000}}};
+  for (const auto& [spec, rows] : cases) {
+    std::vector<double> seen;
+    const auto caller = std::this_thread::get_id();
+    const auto a = from_spec<float>(spec, rows, [&](double f) {
+      EXPECT_EQ(std::this_thread::get_id(), caller);
+      seen.push_back(f);
+    });
+    ASSERT_FALSE(seen.empty()) << spec;
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << spec;
+    EXPECT_GE(seen.front(), 0.0) << spec;
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0) << spec;
+  }
 }
 
 TEST(GenSpec, BuildsWhatTheDirectCallBuilds) {

@@ -29,12 +29,14 @@ void expect_well_formed(const HbpMatrix<S>& h, const CsrMatrix<S>& a) {
   const Ordinal N = h.params.block_rows, M = h.params.block_cols, B = h.blocks();
   ASSERT_EQ(h.nnz(), a.nnz());
   ASSERT_EQ(h.table_ptr.size(), std::size_t(B) + 1);
-  ASSERT_EQ(h.begin_nnz.size(), std::size_t(B) + 1);
+  ASSERT_EQ(h.group_ptr.size(), std::size_t(B) + 1);
+  ASSERT_EQ(h.begin_nnz.size(), std::size_t(h.group_ptr.back()) + 1);
   ASSERT_EQ(h.combine_ptr.size(), std::size_t(a.nrows) + 1);
   ASSERT_EQ(h.slots(), h.combine_ptr.back());
   ASSERT_LE(h.slots(), a.nnz());
   ASSERT_EQ(h.table_ptr.front(), 0);
   ASSERT_EQ(h.table_ptr.back(), h.slots());
+  ASSERT_EQ(h.group_ptr.front(), 0);
   EXPECT_TRUE(std::is_sorted(h.begin_nnz.begin(), h.begin_nnz.end()));
   EXPECT_TRUE(std::is_sorted(h.combine_ptr.begin(), h.combine_ptr.end()));
   for (Ordinal b = 1; b < B; ++b) {
@@ -65,8 +67,10 @@ void expect_well_formed(const HbpMatrix<S>& h, const CsrMatrix<S>& a) {
     const Ordinal t0 = h.table_ptr[b], k = h.table_ptr[b + 1] - t0;
     ASSERT_GE(k, 1) << "block " << b;
     ASSERT_LE(k, N) << "block " << b;
-    Offset j0 = h.begin_nnz[b];
+    ASSERT_EQ(h.group_ptr[b + 1] - h.group_ptr[b], (k + kHbpWarp - 1) / kHbpWarp) << "block " << b;
     for (Ordinal g0 = 0; g0 < k; g0 += kHbpWarp) {
+      const Ordinal g = h.group_ptr[b] + g0 / kHbpWarp;
+      const Offset j0 = h.begin_nnz[g];
       Offset group_nnz = 0;
       for (Ordinal s = g0; s < std::min(k, g0 + kHbpWarp); ++s) {
         const Ordinal q = h.output_hash[t0 + s];
@@ -77,7 +81,7 @@ void expect_well_formed(const HbpMatrix<S>& h, const CsrMatrix<S>& a) {
         ASSERT_EQ(pair_row[q] / N, h.block_row[b]) << "pair " << q;
         std::vector<std::pair<Ordinal, S>> got;
         for (Offset j = j0 + (s - g0);; j += h.add_sign[j]) {
-          ASSERT_LT(j, h.begin_nnz[b + 1]);
+          ASSERT_LT(j, h.begin_nnz[g + 1]);
           got.emplace_back(h.block_col[b] * M + h.col[j], h.data[j]);
           if (h.add_sign[j] < 0) break;
           ASSERT_GT(h.add_sign[j], 0);
@@ -89,10 +93,9 @@ void expect_well_formed(const HbpMatrix<S>& h, const CsrMatrix<S>& a) {
         ASSERT_EQ(want.front().first / M, h.block_col[b]);
         group_nnz += static_cast<Offset>(got.size());
       }
-      j0 += group_nnz;
+      ASSERT_EQ(j0 + group_nnz, h.begin_nnz[g + 1]) << "block " << b << ", group " << g;
       seen += group_nnz;
     }
-    ASSERT_EQ(j0, h.begin_nnz[b + 1]) << "block " << b;
   }
   EXPECT_EQ(seen, a.nnz());  // every element on exactly one row chain
 }

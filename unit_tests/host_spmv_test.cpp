@@ -143,5 +143,17 @@ TYPED_TEST(HostSpmv, OperatorApplyRejectsWrongExtentsAndLeavesYUnchanged) {
   for (std::size_t i = 0; i < y_bad.extent(0); ++i) EXPECT_EQ(y_bad(i), S(7));
 }
 
+TEST(HostCsrVectorLength, IsAPowerOfTwoGrowingWithRowLength) {
+  int previous = 1;
+  for (double mean : {0.0, 1.0, 5.0, 12.0, 50.0, 200.0, 1e6}) {
+    const int length = host::csr_vector_length<HostExecSpace>(mean);
+    EXPECT_GE(length, previous) << mean;
+    EXPECT_EQ(length & (length - 1), 0) << mean;
+    EXPECT_LE(length, Kokkos::TeamPolicy<HostExecSpace>::vector_length_max());
+    previous = length;
+  }
+  EXPECT_EQ(host::csr_vector_length<HostExecSpace>(1.0), 1);
+}
+
 }  // namespace
 }  // namespace kspmv::test

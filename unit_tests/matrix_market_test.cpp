@@ -26,6 +26,7 @@
 #include "kspmv/core/error.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "kspmv/io/text_file.hpp"
+#include "mm_test_files.hpp"
 #include "testing/test_matrices.hpp"
 
 namespace {
@@ -39,51 +40,9 @@ using kspmv::ParseError;
 using kspmv::io::read_matrix_market;
 using kspmv::io::ReadReport;
 using kspmv::io::write_matrix_market;
+using kspmv::test::expect_same;
+using kspmv::test::TempDir;
 using Triplets = std::vector<std::tuple<Ordinal, Ordinal, double>>;
-
-// A fresh directory under the system temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = fs::temp_directory_path() /
-            ("kspmv_mm_test_" + std::to_string(stamp) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = file(name);
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-  // The names of the files in the directory.
-  std::vector<std::string> names() const {
-    std::vector<std::string> n;
-    for (const auto& e : fs::directory_iterator(path_)) n.push_back(e.path().filename().string());
-    std::sort(n.begin(), n.end());
-    return n;
-  }
-
- private:
-  fs::path path_;
-};
-
-template <class S>
-void expect_same(const CsrMatrix<S>& a, const CsrMatrix<S>& b) {
-  ASSERT_EQ(a.nrows, b.nrows);
-  ASSERT_EQ(a.ncols, b.ncols);
-  ASSERT_EQ(a.nnz(), b.nnz());
-  for (Ordinal i = 0; i <= a.nrows; ++i) ASSERT_EQ(a.row_ptr(i), b.row_ptr(i)) << "row_ptr " << i;
-  for (Offset k = 0; k < a.nnz(); ++k) {
-    ASSERT_EQ(a.col_idx(k), b.col_idx(k)) << "entry " << k;
-    ASSERT_EQ(a.values(k), b.values(k)) << "entry " << k;  // bit-exact round trip
-  }
-}
 
 std::string kGeneralBanner() {
   return "%%MatrixMarket matrix coordinate real general\n";

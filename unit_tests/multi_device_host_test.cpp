@@ -51,7 +51,8 @@ TYPED_TEST(MultiDeviceHostTest, EverySchemeAndExchangeMatchesReferenceOnOneToEig
   std::uint64_t seed = 1;
   for (const auto& [name, a] : matrices<S>())
     for (Scheme s : part::all_schemes())
-      for (Exchange e : {Exchange::AllGather, Exchange::Merge, Exchange::Halo}) {
+      for (Exchange e :
+           {Exchange::AllGather, Exchange::Merge, Exchange::Halo, Exchange::AllGatherX}) {
         if (!host::exchange_applies(s, e)) continue;
         for (int nd = 1; nd <= 8; ++nd) {
           MultiDeviceHost<S> md(a, plan_for(a, s, nd), e);

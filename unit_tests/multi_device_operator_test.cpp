@@ -5,6 +5,7 @@
 // exchange Auto of the executor, and the online LRA / LRA+RC tuner over its first applies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ namespace {
 using part::Exchange;
 using part::Scheme;
 
-const std::vector<std::string> kExchanges = {"auto", "allgather", "merge", "halo"};
+const std::vector<std::string> kExchanges = {"auto", "allgather", "merge", "halo", "allgather-x"};
 
 // y = 1.5 A x - 0.5 y through `op`, against the reference.
 template <class S>
@@ -81,15 +82,38 @@ TEST(MultiDeviceOperatorHostTest, AllDevicesIsOneOnTheHostAndBadNamesAreRejected
   EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
 }
 
-TEST(MultiDeviceOperatorHostTest, AutoTakesTheExchangeWithTheFewestBytes) {
-  // Tridiagonal: Halo receives one x entry per neighbour, AllGather sends whole row blocks.
-  const auto a = gen::laplace2d<double>(64, 1);
+// Auto is the tuner's rule on a steady clock: every candidate timed, the smallest median kept;
+// one candidate (LRA+RC: AllGather alone) is kept untimed.
+TEST(MultiDeviceOperatorHostTest, AutoTimesEveryCandidateAndKeepsTheSmallestMedian) {
+  const auto a = gen::laplace2d<double>(64, 40);
   for (int nd : {2, 4}) {
     const auto plan = part::partition(a.row_ptr.data(), a.nrows, a.ncols, {Scheme::NZ, nd});
-    EXPECT_EQ(host::MultiDeviceHost<double>(a, plan, Exchange::Auto).exchange(), Exchange::Halo);
+    const host::MultiDeviceHost<double> md(a, plan, Exchange::Auto);
+    const auto& trials = md.trials();
+    ASSERT_EQ(trials.size(), 3u) << nd;
+    int kept = 0;
+    for (const auto& t : trials) {
+      EXPECT_EQ(t.choice, "exchange");
+      EXPECT_EQ(t.runs, kTuneRuns);
+      EXPECT_GT(t.median_ms, 0);
+      if (!t.kept) continue;
+      ++kept;
+      EXPECT_EQ(t.candidate, to_string(md.exchange()));
+      for (const auto& u : trials) EXPECT_LE(t.median_ms, u.median_ms);
+    }
+    EXPECT_EQ(kept, 1);
     const auto rc = part::partition(a.row_ptr.data(), a.nrows, a.ncols, {Scheme::LRARC, nd});
-    EXPECT_EQ(host::MultiDeviceHost<double>(a, rc, Exchange::Auto).exchange(), Exchange::AllGather);
+    const host::MultiDeviceHost<double> one(a, rc, Exchange::Auto);
+    EXPECT_EQ(one.exchange(), Exchange::AllGather);
+    ASSERT_EQ(one.trials().size(), 1u);
+    EXPECT_TRUE(one.trials()[0].kept);
+    EXPECT_EQ(one.trials()[0].runs, 0);
   }
+  Options o;
+  o.devices = {0, 0};
+  Operator<double> op(a, o);  // exchange auto by default: the trials reach Timings
+  EXPECT_EQ(op.timings().trials.size(), 3u);
+  EXPECT_FALSE(op.timings().tuning);
 }
 
 TEST(MultiDeviceOperatorHostTest, TunerCandidatesStartWithTheTable3Defaults) {
@@ -104,6 +128,36 @@ TEST(MultiDeviceOperatorHostTest, TunerCandidatesStartWithTheTable3Defaults) {
   EXPECT_TRUE(part::tuning_candidates(Scheme::NZ, 5).empty());
   EXPECT_EQ(part::parse_exchange("auto"), Exchange::Auto);
   EXPECT_EQ(part::exchange_candidates(Scheme::LRARC), std::vector<Exchange>{Exchange::AllGather});
+}
+
+// Vectors of the operator's layout (one host array on the host backend): upload, apply on
+// them, download; vectors of another operator and wrong lengths are refused.
+TEST(MultiDeviceOperatorHostTest, DistributedVectorsApplyAndForeignOnesAreRefused) {
+  const auto a = random_matrix<double>(300, 200, 5, 4);
+  for (const std::vector<int>& devices : {std::vector<int>{0}, std::vector<int>{0, 0, 0}}) {
+    Options o;
+    o.devices = devices;
+    o.exchange = "halo";
+    Operator<double> op(a, o);
+    const auto x = random_vector<double>(200, 5), y0 = random_vector<double>(300, 6);
+    auto ref = y0;
+    reference::spmv(1.5, a, x.data(), -0.5, ref.data());
+    const auto dx = op.make_vector(), dy = op.make_vector();
+    op.upload(x.data(), 200, dx);
+    op.upload(y0.data(), 300, dy);
+    op.apply(1.5, dx, -0.5, dy);
+    std::vector<double> y(300);
+    op.download(dy, 300, y.data());
+    EXPECT_LE(spmv_error(y, ref, 1.5, a, x.data(), -0.5, y0), reference::tolerance<double>());
+    Operator<double> other(a, o);
+    EXPECT_THROW(op.apply(1.0, other.make_vector(), 0.0, dy), InvalidArgument);
+    EXPECT_THROW(op.apply(1.0, dy, 0.0, dy), InvalidArgument);
+    EXPECT_THROW(op.upload(x.data(), 7, dx), InvalidArgument);
+    EXPECT_THROW(op.download(dy, 200, y.data()), InvalidArgument);
+    EXPECT_TRUE(op.parts().empty());  // the emulation has no parts on devices to report
+    EXPECT_THROW(op.predict({}, 394, 3000), UnsupportedError);
+    EXPECT_THROW(op.cg_vectors(), InvalidArgument);  // not square
+  }
 }
 
 TEST(MultiDeviceOperatorHostTest, CgOnEmulatedDevicesTakesTheOneDeviceIterations) {
@@ -134,6 +188,15 @@ class MultiDeviceOperatorCudaTest : public ::testing::Test {
     if (d.size() == 1) d.push_back(0);
     return d;
   }
+  // The CUDA backend on devices() with a partition and an exchange.
+  static Options options(const std::string& partition, const std::string& exchange = "auto") {
+    Options o;
+    o.backend = Backend::Cuda;
+    o.devices = devices();
+    o.partition = partition;
+    o.exchange = exchange;
+    return o;
+  }
 };
 
 TEST_F(MultiDeviceOperatorCudaTest, EverySchemeAndExchangeThroughTheOperator) {
@@ -144,11 +207,7 @@ TEST_F(MultiDeviceOperatorCudaTest, EverySchemeAndExchangeThroughTheOperator) {
       if (s == Scheme::PCSC) continue;  // host only
       for (const auto& e : kExchanges) {
         if (!part::exchange_applies(s, part::parse_exchange(e))) continue;
-        Options o;
-        o.backend = Backend::Cuda;
-        o.devices = devices();
-        o.partition = part::to_string(s);
-        o.exchange = e;
+        const Options o = options(part::to_string(s), e);
         Operator<S> op(a, o);
         // The tuner (LRA, LRA+RC) switches executors during the first applies: all correct.
         for (int k = 0; k < 12; ++k)
@@ -165,31 +224,118 @@ TEST_F(MultiDeviceOperatorCudaTest, ExecutorAutoTimesEveryCandidateAndKeepsTheFa
   using S = float;
   const auto a = gen::laplace2d<S>(200, 200);
   const CsrPointers<S> host{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
-  for (auto use : {part::ExchangeUse::Apply, part::ExchangeUse::Iterative}) {
-    const auto plan =
-        part::partition(a.row_ptr.data(), a.nrows, a.ncols, {Scheme::NZ, int(devices().size())});
-    cuda::MultiDeviceSpmv<S> md(host, plan, {Exchange::Auto, devices(), Kernel::Auto, use});
-    ASSERT_EQ(md.exchange_trials().size(), 3u);
-    double fastest = md.exchange_trials()[0].ms;
-    for (const auto& t : md.exchange_trials()) fastest = std::min(fastest, t.ms);
-    for (const auto& t : md.exchange_trials())
-      if (t.exchange == md.exchange()) EXPECT_EQ(t.ms, fastest);
-    const auto x = random_vector<S>(a.ncols, 3);
-    const auto y0 = nan_vector<S>(a.nrows);
-    auto y = y0, ref = y0;
-    reference::spmv(S(1), a, x.data(), S(0), ref.data());
-    md.apply(S(1), x.data(), S(0), y.data());
-    EXPECT_LE(spmv_error(y, ref, S(1), a, x.data(), S(0), y0), reference::tolerance<S>());
+  const auto plan =
+      part::partition(a.row_ptr.data(), a.nrows, a.ncols, {Scheme::NZ, int(devices().size())});
+  cuda::MultiDeviceSpmv<S> md(host, plan, {Exchange::Auto, devices(), Kernel::Auto});
+  ASSERT_EQ(md.trials().size(), 3u);
+  double fastest = md.trials()[0].median_ms;
+  for (const auto& t : md.trials()) fastest = std::min(fastest, t.median_ms);
+  for (const auto& t : md.trials()) {
+    EXPECT_EQ(t.runs, kTuneRuns);
+    EXPECT_EQ(t.kept, t.candidate == to_string(md.exchange()));
+    if (t.kept) EXPECT_EQ(t.median_ms, fastest);
+  }
+  EXPECT_GT(md.tune_ms(), 0);
+  const auto x = random_vector<S>(a.ncols, 3);
+  const auto y0 = nan_vector<S>(a.nrows);
+  auto y = y0, ref = y0;
+  reference::spmv(S(1), a, x.data(), S(0), ref.data());
+  md.apply(S(1), x.data(), S(0), y.data());
+  EXPECT_LE(spmv_error(y, ref, S(1), a, x.data(), S(0), y0), reference::tolerance<S>());
+}
+
+// The set-up's parts are reported; the LRA tuner runs on the first applies, reports each
+// candidate and keeps one; distributed vectors end it.
+TEST_F(MultiDeviceOperatorCudaTest, SetUpIsSplitAndTheTunersReportWhatTheyTried) {
+  using S = double;
+  const auto a = gen::laplace2d<S>(300, 200);
+  for (const char* partition : {"lra", "lra-rc"}) {
+    const Options o = options(partition);
+    Operator<S> op(a, o);
+    Timings t = op.timings();
+    EXPECT_GT(t.partition_ms, 0) << partition;
+    EXPECT_GT(t.upload_ms, 0) << partition;
+    EXPECT_GT(t.setup_ms, 0) << partition;
+    EXPECT_LE(t.partition_ms + t.upload_ms + t.setup_ms + t.tune_ms, t.preprocess_ms + 1e-6);
+    EXPECT_TRUE(t.tuning) << partition;
+    int applies = 0;
+    while (op.timings().tuning && applies < 100) {
+      EXPECT_LE(apply_error(op, a, 11 + applies), reference::tolerance<S>()) << partition;
+      ++applies;
+    }
+    const auto candidates = part::tuning_candidates(part::parse_scheme(partition), 5.0);
+    EXPECT_EQ(applies, static_cast<int>(candidates.size()) * (kTuneWarmup + kTuneRuns));
+    int kept = 0, tried = 0;
+    for (const auto& tr : op.timings().trials) {
+      if (tr.choice != "partition") continue;
+      ++tried;
+      kept += tr.kept;
+      EXPECT_EQ(tr.runs, kTuneRuns) << tr.candidate;
+    }
+    EXPECT_EQ(tried, static_cast<int>(candidates.size())) << partition;
+    EXPECT_EQ(kept, 1) << partition;
+    Operator<S> early(a, o);  // distributed vectors end the tuning at once
+    EXPECT_TRUE(early.timings().tuning);
+    early.make_vector();
+    EXPECT_FALSE(early.timings().tuning);
+  }
+}
+
+// Whole vectors in the first device's memory go out to the devices and come back, ordered on
+// the caller's stream.
+TEST_F(MultiDeviceOperatorCudaTest, DevicePointersOfTheFirstDeviceGoOutAndComeBack) {
+  using S = double;
+  const auto a = random_matrix<S>(5000, 5000, 7, 3);
+  for (const char* exchange : {"allgather", "merge", "halo", "allgather-x"}) {
+    const Options o = options("nz", exchange);
+    Operator<S> op(a, o);
+    const auto x = random_vector<S>(5000, 1), y0 = random_vector<S>(5000, 2);
+    auto ref = y0;
+    reference::spmv(S(2), a, x.data(), S(-1), ref.data());
+    cuda::DeviceGuard guard(o.devices[0]);
+    cuda::DeviceBuffer<S> dx(5000), dy(5000);
+    dx.upload(x.data());
+    dy.upload(y0.data());
+    cuda::Stream stream;
+    op.apply(stream.get(), S(2), dx.data(), S(-1), dy.data());
+    stream.synchronize();
+    std::vector<S> y(5000);
+    dy.download(y.data());
+    EXPECT_LE(spmv_error(y, ref, S(2), a, x.data(), S(-1), y0), reference::tolerance<S>())
+        << exchange;
+  }
+}
+
+// Each part's kernel timed alone, and the model of an apply from those times.
+TEST_F(MultiDeviceOperatorCudaTest, PartsAreTimedAloneAndFeedTheCostModel) {
+  using S = double;
+  const auto a = gen::laplace2d<S>(400, 400);
+  for (const char* partition : {"2nz", "pcsr"}) {
+    const Options o = options(partition, std::string(partition) == "pcsr" ? "merge" : "halo");
+    Operator<S> op(a, o);
+    const auto parts = op.parts(3);
+    ASSERT_FALSE(parts.empty());
+    std::vector<double> ms;
+    std::vector<double> per_device(o.devices.size(), 0.0);
+    Offset nnz = 0;
+    for (const auto& p : parts) {
+      EXPECT_GT(p.kernel_ms, 0);
+      EXPECT_NE(p.kernel, Kernel::Auto);
+      ms.push_back(p.kernel_ms);
+      per_device[p.device] += p.kernel_ms;
+      nnz += p.nnz_end - p.nnz_begin;
+    }
+    EXPECT_EQ(nnz, a.nnz());
+    const Prediction pr = op.predict(ms, 394, 3000);
+    EXPECT_NEAR(pr.kernel_ms, *std::max_element(per_device.begin(), per_device.end()), 1e-12);
+    EXPECT_GE(pr.ms, pr.kernel_ms);
+    EXPECT_NEAR(pr.exchange_ms, pr.ms - pr.kernel_ms, 1e-12);
   }
 }
 
 TEST_F(MultiDeviceOperatorCudaTest, CgThroughTheOperatorTakesTheHostIterations) {
   const CgResult ref = laplace_cg(40, 9, 3000);
-  Options o;
-  o.backend = Backend::Cuda;
-  o.devices = devices();
-  o.partition = "lra";
-  const CgResult r = laplace_cg(40, 9, 3000, o);
+  const CgResult r = laplace_cg(40, 9, 3000, options("lra"));
   EXPECT_TRUE(r.converged);
   EXPECT_NEAR(r.iterations, ref.iterations, 2);
   EXPECT_LE(r.relative_residual, 1e-9);

@@ -81,7 +81,7 @@ std::vector<long long> plan_of(const BatchedCsr<S>& f) {
   for (std::size_t b = 0; b < f.big_batch_infos.extent(0); ++b) {
     const BigBatchInfo& i = f.big_batch_infos(b);
     p.insert(p.end(), {i.nnz_begin, i.nnz_end, i.batch_begin, i.batch_end, i.long_begin, i.long_end,
-                       i.row_begin, i.row_end, i.wait_begin});
+                       i.row_begin, i.row_end});
   }
   append(p, f.batches_by_vector);
   append(p, f.vector_begin, f.vector_begin.size());
@@ -98,7 +98,8 @@ std::vector<long long> plan_of(const SegmentedCsr<S>& f) {
 template <class S>
 std::vector<long long> plan_of(const HbpMatrix<S>& f) {
   std::vector<long long> p = {f.hash.shift, f.hash.fine, f.hash.spread};
-  for (const auto* v : {&f.block_row, &f.block_col, &f.table_ptr, &f.output_hash, &f.combine_ptr})
+  for (const auto* v :
+       {&f.block_row, &f.block_col, &f.table_ptr, &f.group_ptr, &f.output_hash, &f.combine_ptr})
     append(p, *v);
   append(p, f.begin_nnz);
   append(p, f.col);

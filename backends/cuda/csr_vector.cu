@@ -1,7 +1,6 @@
 #include "backends/cuda/csr_vector.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -20,17 +19,18 @@ constexpr int kBlock = 256;
 
 // Paper 4 Alg. 5/6 without the batching: V lanes per row, strided over the row, shuffle-reduced.
 // Rows longer than `long_threshold` are skipped (the long-row path writes them); every lane
-// still reaches the shuffle so the full-mask reduction is valid.
-template <int V, class Scalar>
+// still reaches the shuffle so the full-mask reduction is valid. The row pointer is O (32 or
+// 64 bits, the matrix's); entry indices are 64-bit, so that k + V cannot wrap near 2^31.
+template <int V, class O, class Scalar>
 __global__ void __launch_bounds__(kBlock)
-    csr_vector_kernel(const DeviceOffset* __restrict__ row_ptr, const Ordinal* __restrict__ col,
-                      const Scalar* __restrict__ val, Ordinal m, DeviceOffset long_threshold,
+    csr_vector_kernel(const O* __restrict__ row_ptr, const Ordinal* __restrict__ col,
+                      const Scalar* __restrict__ val, Ordinal m, long long long_threshold,
                       Scalar alpha, const Scalar* __restrict__ x, Scalar beta,
                       Scalar* __restrict__ y) {
   const long long thread = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x;
   const long long row = thread / V;
   const int lane = threadIdx.x % V;
-  DeviceOffset begin = 0, end = 0;
+  long long begin = 0, end = 0;
   bool mine = false;
   if (row < m) {
     begin = __ldg(row_ptr + row);
@@ -39,21 +39,23 @@ __global__ void __launch_bounds__(kBlock)
     if (!mine) end = begin;
   }
   Scalar sum = 0;
-  for (DeviceOffset k = begin + lane; k < end; k += V)
+  // Unrolled so that the column loads of several steps are in flight before their x gathers.
+#pragma unroll 4
+  for (long long k = begin + lane; k < end; k += V)
     sum += __ldg(val + k) * __ldg(x + __ldg(col + k));
   sum = warp_sum<V>(sum);
   if (mine && lane == 0) y[row] = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-template <class Scalar>
+// O: the offset type of the matrix's row pointer (DeviceCsr::wide).
+template <class Scalar, class O>
 class CsrVector final : public DeviceSpmv<Scalar> {
  public:
   CsrVector(std::shared_ptr<const DeviceCsr<Scalar>> a, int vector_size, Offset threshold,
             LongRowPath<Scalar> long_rows)
       : a_(std::move(a)),
         vector_size_(vector_size),
-        threshold_(static_cast<DeviceOffset>(
-            std::min<Offset>(threshold, std::numeric_limits<DeviceOffset>::max()))),
+        threshold_(threshold),
         long_rows_(std::move(long_rows)) {}
 
   void run(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) override {
@@ -83,7 +85,7 @@ class CsrVector final : public DeviceSpmv<Scalar> {
         launch<32>(alpha, x, beta, y, stream);
         break;
     }
-    long_rows_.run(a_->view(), alpha, x, beta, y, stream);
+    long_rows_.run(a_->col.data(), a_->val.data(), alpha, x, beta, y, stream);
   }
   // The values are read from the shared DeviceCsr; the lanes and the long-row plan come from
   // row_ptr alone: nothing to refresh.
@@ -96,20 +98,20 @@ class CsrVector final : public DeviceSpmv<Scalar> {
   void launch(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) {
     const long long threads = static_cast<long long>(a_->m) * V;
     const auto blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
-    csr_vector_kernel<V, Scalar><<<blocks, kBlock, 0, stream>>>(
-        a_->row_ptr.data(), a_->col.data(), a_->val.data(), a_->m, threshold_, alpha, x, beta, y);
+    csr_vector_kernel<V, O, Scalar>
+        <<<blocks, kBlock, 0, stream>>>(a_->template view<O>().row_ptr, a_->col.data(),
+                                        a_->val.data(), a_->m, threshold_, alpha, x, beta, y);
     check_launch("csr_vector_kernel");
   }
 
   std::shared_ptr<const DeviceCsr<Scalar>> a_;
   int vector_size_;
-  DeviceOffset threshold_;
+  long long threshold_;
   LongRowPath<Scalar> long_rows_;
 };
 
-// csr_vector_lanes from the rows at most `threshold` long: the rows the main kernel sees.
-int short_row_lanes(const Offset* row_ptr, Ordinal m, Offset threshold) {
-  const analysis::RowStats s = analysis::row_stats(row_ptr, m, 0, threshold);
+// csr_vector_lanes from the statistics of the rows the main kernel sees.
+int lanes_of(const analysis::RowStats& s) {
   return s.nrows > 0 ? analysis::csr_vector_lanes(s.mean_row, s.cv(), s.nrows) : 1;
 }
 
@@ -128,7 +130,7 @@ CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m,
     // of V=32 is the widest, so start there).
     const Offset widest =
         config.long_row_threshold > 0 ? config.long_row_threshold : default_long_row_threshold(32);
-    config.vector_size = short_row_lanes(row_ptr, m, widest);
+    config.vector_size = lanes_of(analysis::row_stats(row_ptr, m, 0, widest));
   }
   if (config.long_row_threshold == 0)
     config.long_row_threshold = default_long_row_threshold(config.vector_size);
@@ -144,10 +146,32 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
   const CsrVectorConfig c = resolve_csr_vector_config(host.row_ptr, host.m, config);
   LongRowPath<Scalar> long_rows(host.row_ptr, host.m,
                                 find_long_rows(host.row_ptr, host.m, c.long_row_threshold));
-  return std::make_unique<CsrVector<Scalar>>(std::move(a), c.vector_size, c.long_row_threshold,
-                                             std::move(long_rows));
+  return with_offset_type(a->wide(), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {
+    return std::make_unique<CsrVector<Scalar, decltype(o)>>(
+        std::move(a), c.vector_size, c.long_row_threshold, std::move(long_rows));
+  });
 }
 
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                    const DevicePlanInput& in) {
+  static_assert(kShortRowCut == Offset{128} * 32, "the profile's short rows are V = 32's");
+  if (!a) throw InvalidArgument("csr-vector: no device matrix");
+  const int lanes = lanes_of(in.profile.short_rows);
+  const Offset threshold = default_long_row_threshold(lanes);
+  LongRowPath<Scalar> path(long_row_bound(in.profile, threshold) > 0
+                               ? in.long_rows(threshold, kLongRowChunkNnz)
+                               : LongRowPlan{});
+  return with_offset_type(a->wide(), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {
+    return std::make_unique<CsrVector<Scalar, decltype(o)>>(std::move(a), lanes, threshold,
+                                                            std::move(path));
+  });
+}
+
+template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<const DeviceCsr<float>>,
+                                                            const DevicePlanInput&);
+template std::unique_ptr<DeviceSpmv<double>> make_csr_vector(
+    std::shared_ptr<const DeviceCsr<double>>, const DevicePlanInput&);
 template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<const DeviceCsr<float>>,
                                                             const CsrPointers<float>&,
                                                             CsrVectorConfig);

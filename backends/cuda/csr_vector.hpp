@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "backends/cuda/device_spmv.hpp"
+#include "backends/cuda/row_profile.hpp"
 
 namespace kspmv::cuda {
 
@@ -32,5 +33,12 @@ template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                     const CsrPointers<Scalar>& host,
                                                     CsrVectorConfig config = {});
+
+// The same planned from the row profile computed on the device (row_profile.hpp), for a matrix
+// whose row pointer is in device memory only: the automatic lanes and long-row threshold, the
+// long rows found there. No pass over the rows on the host.
+template <class Scalar>
+std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                    const DevicePlanInput& in);
 
 }  // namespace kspmv::cuda

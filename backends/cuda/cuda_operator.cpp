@@ -7,22 +7,26 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cusparse_spmv.hpp"
 #include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
+#include "backends/cuda/multi_device.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
 #include "backends/cuda/spmm.hpp"
 #include "backends/cuda/transpose.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/core/timer.hpp"
+#include "kspmv/core/tuner.hpp"
 
 namespace kspmv::cuda {
 
@@ -52,13 +56,17 @@ template <class S>
 const std::vector<KernelRow<S>>& kernel_table() {
   using A = std::shared_ptr<const DeviceCsr<S>>;
   using H = CsrPointers<S>;
+  using P = DevicePlanInput;
   static const std::vector<KernelRow<S>> rows = {
       {info(Kernel::CsrVector, kResident, false, true, "CSR-Vector, 1-32 lanes per row"), true,
-       [](A a, const H& h) { return make_csr_vector(std::move(a), h); }},
+       [](A a, const H& h) { return make_csr_vector(std::move(a), h); }, nullptr,
+       [](A a, const P& in) { return make_csr_vector(std::move(a), in); }},
       {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
-       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }},
+       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }, nullptr,
+       [](A a, const P&) { return make_cusparse(std::move(a), Kernel::Cusparse); }},
       {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
-       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }},
+       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }, nullptr,
+       [](A a, const P&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }},
       {info(Kernel::PartialOverlap, kResident, false, true,
             "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
        true, [](A a, const H& h) { return make_partial_overlap(std::move(a), h); }},
@@ -131,6 +139,7 @@ template <class Scalar>
 struct Resources {
   Stream stream;  // apply_host and update_values
   Event start, copied, done;
+  Event ready{false};  // the end of an untimed apply on a caller's stream (no timestamp)
   std::shared_ptr<DeviceCsr<Scalar>> a;  // the resident CSR (null for kernels of their own layout)
   std::vector<std::unique_ptr<DeviceSpmv<Scalar>>> kernels;  // one, or the autotune candidates
   DeviceBuffer<Scalar> x, y;                                 // apply_host staging, on first use
@@ -139,11 +148,22 @@ struct Resources {
 };
 
 // The matrix a DeviceOperator is built from: host arrays (uploaded for the kernels that run on
-// the CSR), or a CSR already on the device with its row pointer read back for planning.
+// the CSR), or a CSR already on the device with its row pointer read back for planning, or with
+// the row profile computed there (`plan`: nothing of the matrix on the host).
 template <class Scalar>
 struct Source {
-  CsrPointers<Scalar> host;              // row_ptr always; col and val unless device-only
-  std::shared_ptr<DeviceCsr<Scalar>> a;  // set when the matrix arrived on the device
+  CsrPointers<Scalar> host;  // row_ptr unless planned on the device; col and val unless device-only
+  std::shared_ptr<DeviceCsr<Scalar>> a;   // set when the matrix arrived on the device
+  const DevicePlanInput* plan = nullptr;  // kernels with a device factory plan from it
+  std::shared_ptr<const void> keep;       // owns the host arrays (a streamed matrix reads them)
+};
+
+// Where the matrix lives: resident, or streamed through a ring (`stream`); the matrix's sizes and
+// what the device gives, for messages.
+struct Placement {
+  bool streamed = false;
+  StreamConfig stream;
+  std::string matrix, budget;
 };
 
 // Resident: the matrix is uploaded once (DeviceCsr shared by the kernels). Streamed: it stays on
@@ -151,14 +171,18 @@ struct Source {
 template <class Scalar>
 class DeviceOperator final : public OperatorImpl<Scalar> {
  public:
-  DeviceOperator(int device, const Source<Scalar>& src, const Options& o, bool streamed)
+  DeviceOperator(int device, const Source<Scalar>& src, const Options& o,
+                 const Placement& placement)
       : device_(device),
         m_(src.host.m),
         n_(src.host.n),
-        nnz_(src.host.m > 0 ? src.host.row_ptr[src.host.m] : 0),
+        nnz_(src.plan         ? src.a->nnz
+             : src.host.m > 0 ? src.host.row_ptr[src.host.m]
+                              : 0),
         device_sourced_(src.a != nullptr),
-        streamed_(streamed),
-        options_(o) {
+        streamed_(placement.streamed),
+        options_(o),
+        keep_(src.keep) {
     const auto t0 = Clock::now();
     DeviceGuard guard(device_);
     r_ = std::make_unique<Resources<Scalar>>();
@@ -166,8 +190,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const CsrPointers<Scalar>& host = src.host;
     const bool device_only = src.a && host.col == nullptr;  // the entries are on the device only
     std::vector<const KernelRow<Scalar>*> chosen;
-    if (streamed) {
-      chosen.push_back(&kernel_row<Scalar>(Kernel::FullOverlap));
+    if (streamed_) {
+      r_->kernels.push_back(make_full_overlap(host, {}, placement.stream));
     } else if (o.kernel == Kernel::Auto && o.autotune) {
       for (const auto& row : kernel_table<Scalar>())
         if (row.info.autotune && !(device_only && row.info.reads_host_entries) &&
@@ -176,24 +200,35 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     } else {
       Kernel k = o.kernel;
       if (k == Kernel::Auto) {
-        k = analysis::auto_kernel(analysis::row_stats(host.row_ptr, host.m, host.n),
-                                  sizeof(Scalar));
+        k = analysis::auto_kernel(
+            src.plan ? src.plan->profile.all : analysis::row_stats(host.row_ptr, host.m, host.n),
+            sizeof(Scalar));
         // A matrix that arrived on the device stays there: CSR-Vector rather than a kernel that
-        // preprocesses the entries on the host.
-        if (device_only && kernel_row<Scalar>(k).info.reads_host_entries) k = Kernel::CsrVector;
+        // preprocesses the entries on the host (or, planned on the device, one that plans on
+        // the host).
+        const KernelRow<Scalar>& row = kernel_row<Scalar>(k);
+        if ((device_only && row.info.reads_host_entries) || (src.plan && !row.make_on_device))
+          k = Kernel::CsrVector;
       }
       chosen.push_back(&kernel_row<Scalar>(k));
     }
     const bool any_csr =
         std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; });
+    const auto t_upload = Clock::now();
     if (any_csr && !r_->a)
       r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
-    for (const auto* row : chosen)
-      r_->kernels.push_back(row->make(row->uses_device_csr ? r_->a : nullptr, host));
-    best_ms_.assign(r_->kernels.size(), std::numeric_limits<float>::infinity());
+    timings_.upload_ms = ms_since(t_upload);
+    std::vector<std::string> names;
+    for (const auto* row : chosen) {
+      r_->kernels.push_back(src.plan ? row->make_on_device(r_->a, *src.plan)
+                                     : row->make(row->uses_device_csr ? r_->a : nullptr, host));
+      names.push_back(to_string(row->info.kernel));
+    }
+    if (names.size() > 1) tuner_ = Tuner("kernel", names);
     kernel_ = r_->kernels.front()->kernel();
     KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
     timings_.preprocess_ms = ms_since(t0);
+    timings_.setup_ms = timings_.preprocess_ms - timings_.upload_ms;
   }
   ~DeviceOperator() override {
     int previous = 0;
@@ -243,18 +278,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   // their own run once per vector.
   void apply_device_block(Scalar alpha, const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
                           std::size_t ldy, int k, DeviceStream stream) override {
-    DeviceGuard guard(device_);
-    check_vectors(x, y);
-    Resources<Scalar>& r = *r_;
-    if (!r.a || r.kernels.size() > 1 || !kernel_row<Scalar>(kernel_).uses_device_csr) {
-      enqueue(stream, [&](std::size_t j) {
-        for (int c = 0; c < k; ++c)
-          r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
-      });
-      return;
-    }
-    if (!r.spmm) r.spmm = std::make_unique<CsrSpmm<Scalar>>(r.a);
-    enqueue(stream, [&](std::size_t) { r.spmm->run(alpha, x, ldx, beta, y, ldy, k, stream); });
+    run_block(alpha, x, ldx, beta, y, ldy, k, stream, false);
   }
 
   // Host blocks go through device buffers of k vectors and the device path.
@@ -275,7 +299,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (n > 0 && alpha != Scalar(0)) put(r.x.data(), x, n, ldx);
     if (m > 0 && beta != Scalar(0)) put(r.y.data(), y, m, ldy);
     checked_x_ = r.x.data(), checked_y_ = r.y.data();  // the operator's own buffers
-    apply_device_block(alpha, r.x.data(), n, beta, r.y.data(), m, k, s);
+    run_block(alpha, r.x.data(), n, beta, r.y.data(), m, k, s, true);
     if (m > 0)
       KSPMV_CUDA_CHECK(cudaMemcpy2DAsync(y, ldy * sizeof(Scalar), r.y.data(), m * sizeof(Scalar),
                                          m * sizeof(Scalar), cols, cudaMemcpyDeviceToHost, s));
@@ -304,37 +328,78 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     }  // streamed: full-overlap refills its host copy from wherever the values are
     for (auto& kernel : r.kernels) kernel->update_values(on_device, s);
     r.stream.synchronize();
+    refreshed_ = refreshed_ || r.kernels.size() > 1;
   }
 
   void synchronize() override {
-    if (pending_) r_->done.synchronize();
+    if (pending_) last_event().synchronize();
   }
 
   // With a resident CSR (which update_values keeps current): its transpose, built on the device
-  // (transpose.hpp). Kernels of their own layout only: nullptr (kspmv::Operator transposes the
-  // host matrix).
-  bool transposes_itself() const override { return r_->a != nullptr; }
+  // (transpose.hpp; a CSR of 64-bit offsets only when it came on the device, which then throws).
+  // Otherwise nullptr: kspmv::Operator transposes the host matrix.
+  bool transposes_itself() const override {
+    return r_->a != nullptr && (!r_->a->wide() || device_sourced_);
+  }
   std::unique_ptr<OperatorImpl<Scalar>> make_transpose() const override {
-    if (!r_->a) return nullptr;
+    if (!transposes_itself()) return nullptr;
     DeviceGuard guard(device_);
     Options o = options_;
     o.validate = false;
     return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o);
   }
 
+  // One device: every vector is one array of the device, applied on the operator's stream.
+  DistributedVector<Scalar> make_vector(Ordinal m, Ordinal n) const override {
+    const std::size_t len = static_cast<std::size_t>(std::max(m, n));
+    auto b = std::make_shared<MultiVector<Scalar>>(std::vector<int>{device_},
+                                                   std::vector<std::size_t>{len});
+    return DistributedVector<Scalar>({{device_, b->data(0), len}}, b, this);
+  }
+  void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v) override {
+    DeviceGuard guard(device_);
+    r_->stream.synchronize();
+    copy_to_device(v.data(0), host, len * sizeof(Scalar));
+  }
+  void download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host) override {
+    DeviceGuard guard(device_);
+    r_->stream.synchronize();
+    copy_to_host(host, v.data(0), len * sizeof(Scalar));
+  }
+  void apply_distributed(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+                         const DistributedVector<Scalar>& y) override {
+    apply_device(alpha, x.data(0), beta, y.data(0), r_->stream.get());
+  }
+  std::unique_ptr<CgVectors<Scalar>> make_cg_vectors(Ordinal n) override {
+    CgLayout<Scalar> l;
+    l.parts = {{device_, r_->stream.get(),
+                n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
+    l.x = make_vector(n, n), l.r = make_vector(n, n), l.p = make_vector(n, n);
+    l.q = make_vector(n, n);
+    l.upload = [this, n](const Scalar* h, const DistributedVector<Scalar>& v) { upload(h, n, v); };
+    l.download = [this, n](const DistributedVector<Scalar>& v, Scalar* h) { download(v, n, h); };
+    return make_device_cg_vectors(std::move(l));
+  }
+
   Kernel kernel() const override { return kernel_; }
+  Residency residency() const override {
+    return streamed_ ? Residency::Streamed : Residency::Resident;
+  }
   Timings timings() const override {
-    if (pending_) {
-      timings_.kernel_ms = timings_.total_ms = finish_timing();
-    }
-    return timings_;
+    if (pending_ && timed_) timings_.kernel_ms = timings_.total_ms = finish_timing();
+    Timings t = timings_;
+    t.trials = tuner_.size() > 0 ? tuner_.trials() : std::vector<TuneTrial>{};
+    t.tuning = r_->kernels.size() > 1;
+    return t;
   }
 
  private:
-  // Runs launch(k) for the kernel k of this call on `stream`, between the timing events unless
-  // the stream is being captured; while autotuning, waits for it and records its time.
+  // Runs launch(k) for the kernel k of this call on `stream`, followed by an event that later
+  // work waits for, unless the stream is being captured. The apply is timed (between timing
+  // events, whose timestamps cost the device a few microseconds) only while autotuning, which
+  // waits for it and records its time, or when Options::time_applies asks.
   template <class Launch>
-  void enqueue(cudaStream_t stream, const Launch& launch) {
+  void enqueue(cudaStream_t stream, const Launch& launch, bool time = false) {
     Resources<Scalar>& r = *r_;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     KSPMV_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
@@ -348,18 +413,43 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       launch(k);
       return;
     }
-    r.start.record(stream);
+    timed_ = tuning || time || options_.time_applies;
+    if (timed_) r.start.record(stream);
     launch(k);
-    r.done.record(stream);
+    last_event().record(stream);
     pending_ = true;
-    timings_.h2d_ms = 0;
+    timings_.h2d_ms = timings_.kernel_ms = timings_.total_ms = 0;  // until timed
     if (tuning) record(k, finish_timing());
   }
 
-  // The kernel of this call: round robin over the candidates while autotuning.
-  std::size_t pick() const { return r_->kernels.size() > 1 ? calls_ % r_->kernels.size() : 0; }
+  // apply_device_block, timed when `time` (a synchronous apply of host vectors) or asked.
+  void run_block(Scalar alpha, const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
+                 std::size_t ldy, int k, cudaStream_t stream, bool time) {
+    DeviceGuard guard(device_);
+    check_vectors(x, y);
+    Resources<Scalar>& r = *r_;
+    if (!r.a || r.kernels.size() > 1 || !kernel_row<Scalar>(kernel_).uses_device_csr) {
+      enqueue(
+          stream,
+          [&](std::size_t j) {
+            for (int c = 0; c < k; ++c)
+              r.kernels[j]->run(alpha, x + c * ldx, beta, y + c * ldy, stream);
+          },
+          time);
+      return;
+    }
+    if (!r.spmm) r.spmm = std::make_unique<CsrSpmm<Scalar>>(r.a);
+    enqueue(
+        stream, [&](std::size_t) { r.spmm->run(alpha, x, ldx, beta, y, ldy, k, stream); }, time);
+  }
 
-  // Milliseconds of the last apply on a device stream, once it has finished.
+  // The event that ends the last apply on a caller's stream.
+  const Event& last_event() const { return timed_ ? r_->done : r_->ready; }
+
+  // The kernel of this call: the tuner's candidate while autotuning.
+  std::size_t pick() const { return r_->kernels.size() > 1 ? tuner_.current() : 0; }
+
+  // Milliseconds of the last (timed) apply on a device stream, once it has finished.
   float finish_timing() const {
     r_->done.synchronize();
     pending_ = false;
@@ -368,7 +458,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
 
   // Orders work on `s` after the last apply on a caller's stream (its kernels' work buffers).
   void after_last_apply(cudaStream_t s) const {
-    if (pending_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, r_->done.get(), 0));
+    if (pending_) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, last_event().get(), 0));
   }
 
   // Vectors are checked when they change (the query costs more than a small SpMV's launch).
@@ -380,54 +470,121 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     checked_y_ = y;
   }
 
-  // Autotune bookkeeping: after kAutotuneTrials calls of every candidate, keep the fastest.
+  // Autotune bookkeeping: the tuner's rule (core/tuner.hpp); once it has decided, the kept
+  // kernel stays and the others are freed.
   void record(std::size_t k, float ms) {
     kernel_ = r_->kernels[k]->kernel();
     if (r_->kernels.size() == 1) return;
-    best_ms_[k] = std::min(best_ms_[k], ms);
-    if (++calls_ < kAutotuneTrials * r_->kernels.size()) return;
-    const auto best = std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin();
-    auto keep = std::move(r_->kernels[best]);
+    tuner_.record(ms);
+    if (!tuner_.done()) return;
+    auto keep = std::move(r_->kernels[tuner_.best()]);
     r_->kernels.clear();  // the stream is idle: apply synchronized it
     r_->kernels.push_back(std::move(keep));
     kernel_ = r_->kernels.front()->kernel();
-    if (!kernel_row<Scalar>(kernel_).uses_device_csr && !device_sourced_)
-      r_->a.reset();  // the kept kernel has a layout of its own
+    // The kept kernel has a layout of its own: the resident CSR goes, unless new values came
+    // while tuning (kspmv::Operator left its host copy of the old ones, since this operator
+    // transposed itself from the resident CSR then; it still does).
+    if (!kernel_row<Scalar>(kernel_).uses_device_csr && !device_sourced_ && !refreshed_)
+      r_->a.reset();
   }
 
   int device_;
   Ordinal m_, n_;
   Offset nnz_;
-  bool device_sourced_;  // built from a CSR on the device: it stays there
-  bool streamed_;        // full-overlap: the matrix stays in host memory
+  bool device_sourced_;     // built from a CSR on the device: it stays there
+  bool streamed_;           // full-overlap: the matrix stays in host memory
+  bool refreshed_ = false;  // update_values ran while autotuning
   Options options_;
+  std::shared_ptr<const void> keep_;  // the host arrays, outliving r_ (the destructor frees r_)
   std::unique_ptr<Resources<Scalar>> r_;
-  std::vector<float> best_ms_;
-  std::size_t calls_ = 0;
+  Tuner tuner_;  // Kernel::Auto with autotune: its candidates
   Kernel kernel_ = Kernel::Auto;
   mutable Timings timings_;
-  mutable bool pending_ = false;  // an apply on a caller's stream has not been timed yet
+  mutable bool pending_ = false;  // an apply on a caller's stream has not been waited for
+  bool timed_ = false;            // ... and it was timed
   const Scalar* checked_x_ = nullptr;
   const Scalar* checked_y_ = nullptr;
 };
+
+// Device memory (bytes) an operator may plan on: the free memory of the current device, at most
+// options.device_memory_limit.
+std::size_t device_budget(const Options& o) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KSPMV_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return o.device_memory_limit > 0 ? std::min(free_bytes, o.device_memory_limit) : free_bytes;
+}
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+
+// Resident or streamed (Residency::Auto resolved), and the ring's memory when streamed: what the
+// device may give (device_budget) less the vectors.
+template <class Scalar>
+Placement place(const CsrPointers<Scalar>& a, const Options& o, bool streamed_kernel) {
+  const Offset nnz = a.nnz();
+  const double vectors = (double(a.m) + a.n) * sizeof(Scalar);
+  const double csr =
+      double(nnz) * (sizeof(Scalar) + sizeof(Ordinal)) +
+      (double(a.m) + 1) * (narrow_offsets(nnz) ? sizeof(DeviceOffset) : sizeof(Offset));
+  const std::size_t budget = device_budget(o);
+  const bool capped = o.device_memory_limit > 0 && o.device_memory_limit <= budget;
+  Placement p;
+  p.matrix = "the matrix (" + std::to_string(nnz) + " non-zeros: " + gigabytes(csr) + " as CSR, " +
+             gigabytes(vectors) + " of vectors)";
+  p.budget = gigabytes(double(budget)) +
+             (capped ? " allowed (Options::device_memory_limit)" : " free on the device");
+  const bool automatic = o.residency == Residency::Auto;
+  // Auto chooses with 5% to spare for the kernels' plans; an explicit choice is held to the sizes.
+  p.streamed = streamed_kernel || o.residency == Residency::Streamed ||
+               (automatic && o.kernel == Kernel::Auto && 1.05 * csr + vectors > double(budget));
+  if (!p.streamed) {
+    if (csr + vectors > double(budget) && (automatic || capped))
+      throw MemoryError("keeping " + p.matrix + " resident on the device, " + p.budget +
+                            (automatic ? "; kernel '" + std::string(to_string(o.kernel)) +
+                                             "' keeps it resident, auto or full-overlap can "
+                                             "stream it"
+                                       : ""),
+                        static_cast<std::size_t>(csr + vectors), budget);
+    return p;
+  }
+  if (vectors >= double(budget))
+    throw MemoryError("streaming " + p.matrix + ": its vectors alone exceed the " + p.budget,
+                      static_cast<std::size_t>(vectors), budget);
+  p.stream.device_bytes = budget - static_cast<std::size_t>(vectors);
+  return p;
+}
 
 }  // namespace
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
-                                                    const Options& options) {
+                                                    const Options& options,
+                                                    std::shared_ptr<const void> keep_alive) {
   const Kernel k = options.kernel;
-  const bool streamed =
-      options.residency == Residency::Streamed ||
-      (k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed);
-  if (streamed && k != Kernel::Auto && k != Kernel::FullOverlap) {
+  const bool streamed_kernel =
+      k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed;
+  if (options.residency == Residency::Streamed && k != Kernel::Auto && !streamed_kernel) {
     throw UnsupportedError(
         std::string("cuda backend: streamed residency runs full-overlap, not '") + to_string(k) +
         "'");
   }
+  if (options.residency == Residency::Resident && streamed_kernel)
+    throw UnsupportedError("cuda backend: full-overlap streams the matrix; it is never resident");
   const int device = checked_device(options);
-  return std::make_unique<DeviceOperator<Scalar>>(device, Source<Scalar>{host_matrix, nullptr},
-                                                  options, streamed);
+  DeviceGuard guard(device);
+  const Placement placement = place(host_matrix, options, streamed_kernel);
+  try {
+    return std::make_unique<DeviceOperator<Scalar>>(
+        device, Source<Scalar>{host_matrix, nullptr, nullptr, std::move(keep_alive)}, options, placement);
+  } catch (const MemoryError& e) {  // the ring does not fit either
+    if (options.residency != Residency::Auto) throw;
+    throw MemoryError(placement.matrix + " fits neither resident (" + placement.budget +
+                          ") nor streamed through a ring of device buffers",
+                      e.requested_bytes(), e.available_bytes());
+  }
 }
 
 template <class Scalar>
@@ -446,16 +603,36 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar
 
 namespace {
 
-// The operator of a CSR already on `device`: the row pointer read back for the plans, the
-// entries too when options.kernel preprocesses them on the host.
+// The operator of a CSR already on `device`. Kernel::Auto (not autotuned) and the kernels with a
+// device factory (csr-vector, cuSPARSE) are planned from the row profile computed on the device
+// (row_profile.hpp: the long rows found there too); nothing of the matrix is read back. Other
+// kernels and autotuning read the row pointer back for their plans, the entries too when
+// options.kernel preprocesses them on the host.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
                                                   const Options& options) {
+  const Kernel k = options.kernel;
+  const bool planned_here =
+      k == Kernel::Auto ? !options.autotune : kernel_row<Scalar>(k).make_on_device != nullptr;
+  if (planned_here && !a->wide()) {  // the row profile reads a 32-bit row pointer
+    DeviceBuffer<ProfileSums> sums(1);
+    profile_rows(a->row_ptr.data(), a->m, sums.data(), nullptr);
+    ProfileSums h;
+    KSPMV_CUDA_CHECK(cudaMemcpy(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost));
+    DevicePlanInput in{to_profile(h, a->n), nullptr};
+    const DeviceOffset* rows = a->row_ptr.data();
+    const Ordinal m = a->m;
+    in.long_rows = [&in, rows, m](Offset threshold, Offset chunk) {
+      return plan_long_rows_on_device(rows, m, threshold, long_row_bound(in.profile, threshold),
+                                      chunk, nullptr);
+    };
+    const Source<Scalar> src{{nullptr, nullptr, nullptr, a->m, a->n}, a, &in};
+    return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
+  }
   const std::vector<Offset> row_ptr = download_row_ptr(*a);
-  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a};
+  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a, nullptr};
   std::vector<Ordinal> col;
   std::vector<Scalar> val;
-  const Kernel k = options.kernel;
   if (k != Kernel::Auto && kernel_row<Scalar>(k).info.reads_host_entries) {
     col.resize(a->nnz);
     val.resize(a->nnz);
@@ -464,15 +641,17 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
     src.host.col = col.data();
     src.host.val = val.data();
   }
-  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, false);
+  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
 }
 
 }  // namespace
 
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<float>&,
-                                                            const Options&);
+                                                            const Options&,
+                                                            std::shared_ptr<const void>);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrPointers<double>&,
-                                                             const Options&);
+                                                             const Options&,
+                                                             std::shared_ptr<const void>);
 template std::unique_ptr<OperatorImpl<float>> make_operator(const DeviceCsrArrays<float>&,
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const DeviceCsrArrays<double>&,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/cuda/device_spmv.hpp"
+#include "backends/cuda/row_profile.hpp"
 #include "kspmv/core/kernel_info.hpp"
 #include "kspmv/core/operator_impl.hpp"
 
@@ -20,6 +21,12 @@ template <class Scalar>
 using Factory = std::unique_ptr<DeviceSpmv<Scalar>> (*)(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                         const CsrPointers<Scalar>& host);
 
+// Binds one kernel to a matrix in device memory only, planned from the row profile the device
+// computed (row_profile.hpp): no pass over the rows on the host.
+template <class Scalar>
+using DeviceFactory = std::unique_ptr<DeviceSpmv<Scalar>> (*)(
+    std::shared_ptr<const DeviceCsr<Scalar>> a, const DevicePlanInput& in);
+
 template <class Scalar>
 struct KernelRow {
   KernelInfo info;
@@ -27,6 +34,9 @@ struct KernelRow {
   Factory<Scalar> make;
   // Kernel::Auto's autotuner times this kernel only where this says so (null: always).
   bool (*worth_timing)(const CsrPointers<Scalar>& host) = nullptr;
+  // The factory from the device's row profile, where the kernel has one (the multi-device
+  // executor's pieces use it; Auto keeps to these kernels there).
+  DeviceFactory<Scalar> make_on_device = nullptr;
 };
 
 // The CUDA backend's kernels, one row each: the registry's CUDA rows.
@@ -49,23 +59,33 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 // is written; apply_device enqueues the kernel on the caller's stream and returns (events time
 // it unless the stream is being captured; timings() and synchronize() wait for it).
 // Residency::Streamed (or a kernel whose row is Streamed): the matrix stays on the host and is
-// streamed on every apply (CSR-Full-Overlap).
+// streamed on every apply (CSR-Full-Overlap) through a ring of device buffers sized to the device
+// memory kspmv may use (the device's free memory, at most options.device_memory_limit, less
+// the vectors). Residency::Auto: resident when the matrix with its vectors fits in that memory
+// (the CSR at its offset width, the vectors and 5% for the kernels' plans; always for an explicit
+// resident kernel), streamed otherwise. MemoryError naming the sizes when the matrix fits in
+// neither way, or when Residency::Resident needs more than options.device_memory_limit.
+// `keep_alive` owns host_matrix's arrays: a streamed matrix is read from them (pinned in place)
+// on every apply, so they must live as long as the operator.
 //
 // Kernel::Auto, options.autotune == false: analysis::auto_kernel of the row statistics.
-// Kernel::Auto, options.autotune == true: every row with autotune (and worth_timing) runs
-// kAutotuneTrials applies, in turn, on the caller's first calls (each result is a correct SpMV);
-// each is timed with events and the one with the smallest time is kept, the others are freed.
+// Kernel::Auto, options.autotune == true: every row with autotune (and worth_timing) is a
+// candidate of the tuner (core/tuner.hpp), run on the caller's first calls (each result is a
+// correct SpMV), each call timed with events; the kept one stays, the others are freed.
 // kernel() names the kernel of the last apply. Explicit kernels ignore autotune.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
-                                                    const Options& options);
+                                                    const Options& options,
+                                                    std::shared_ptr<const void> keep_alive);
 
 // The same for a matrix already in the memory of options.devices[0] (cuda::adopt): kernels that
-// run on the CSR use it there; Kernel::Auto picks among them.
+// run on the CSR use it there; Kernel::Auto picks among them. It stays resident. With 32-bit
+// offsets, Kernel::Auto (not autotuned), csr-vector and the cuSPARSE kernels are planned from the
+// row profile computed on the device (row_profile.hpp): nothing of the matrix is read back. Other
+// kernels, autotuning and 64-bit offsets read the row pointer back (4 or 8 bytes a row) and,
+// where they preprocess on the host, the entries.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& device_matrix,
                                                     const Options& options);
-
-inline constexpr int kAutotuneTrials = 3;
 
 }  // namespace kspmv::cuda

@@ -7,6 +7,7 @@
 
 #include "backends/cuda/check.hpp"
 #include "backends/cuda/cusparse_util.hpp"
+#include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/vector_ops.hpp"
 
 namespace kspmv::cuda {
@@ -22,7 +23,17 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
         alg_(kernel == Kernel::CusparseAlg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1) {
     if (a_->m == 0 || a_->nnz == 0) return;  // run() only scales y: nothing to set up
     try {
-      setup();
+      if (!a_->wide()) {
+        setup(const_cast<DeviceOffset*>(a_->row_ptr.data()), CUSPARSE_INDEX_32I,
+              const_cast<Ordinal*>(a_->col.data()), CUSPARSE_INDEX_32I);
+        return;
+      }
+      // 64-bit row offsets (CUSPARSE_INDEX_64I) need 64-bit columns too: cuSPARSE (13.0) refuses
+      // mixed index types, and asked for them anyway its preprocessing faulted on the device
+      // (an illegal address that poisons the context). 8 more bytes per non-zero.
+      wide_col_ = widen(a_->col.data(), static_cast<std::size_t>(a_->nnz));
+      setup(const_cast<Offset*>(a_->row_ptr_wide.data()), CUSPARSE_INDEX_64I, wide_col_.data(),
+            CUSPARSE_INDEX_64I);
     } catch (...) {
       release();
       throw;
@@ -48,16 +59,16 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
   // values may change arbitrarily); the GPU refresh test checks this on the cuSPARSE in use.
   void update_values(const Scalar*, cudaStream_t) override {}
   Kernel kernel() const override { return kernel_; }
-  std::size_t extra_device_bytes() const override { return buffer_.bytes(); }
+  std::size_t extra_device_bytes() const override { return buffer_.bytes() + wide_col_.bytes(); }
 
  private:
-  void setup() {
+  void setup(void* offsets, cusparseIndexType_t offset_type, void* col,
+             cusparseIndexType_t col_type) {
     const auto type = cuda_data_type<Scalar>();
     KSPMV_CUDA_CHECK(cusparseCreate(&handle_));
-    KSPMV_CUDA_CHECK(cusparseCreateCsr(
-        &mat_, a_->m, a_->n, a_->nnz, const_cast<DeviceOffset*>(a_->row_ptr.data()),
-        const_cast<Ordinal*>(a_->col.data()), const_cast<Scalar*>(a_->val.data()),
-        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
+    KSPMV_CUDA_CHECK(cusparseCreateCsr(&mat_, a_->m, a_->n, a_->nnz, offsets, col,
+                                       const_cast<Scalar*>(a_->val.data()), offset_type, col_type,
+                                       CUSPARSE_INDEX_BASE_ZERO, type));
     // The buffer query and preprocessing want vector descriptors; they point at scratch
     // vectors that live only for setup, run() re-points them at the caller's x and y.
     DeviceBuffer<Scalar> x_scratch(a_->n > 0 ? a_->n : 1), y_scratch(a_->m);
@@ -89,6 +100,7 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
   cusparseSpMatDescr_t mat_ = nullptr;
   cusparseDnVecDescr_t x_ = nullptr, y_ = nullptr;
   DeviceBuffer<unsigned char> buffer_;
+  DeviceBuffer<Offset> wide_col_;  // the columns as 64-bit, where cuSPARSE wants them so
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -18,7 +19,7 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>((n + kThreads - 1) / kThreads);
 }
 
-// out[i] = in[i] as int32; the first i whose value is outside [lo, hi] goes to *bad.
+// out[i] = in[i] as Out; the first i whose value is outside [lo, hi] goes to *bad.
 template <class In, class Out>
 __global__ void narrow(const In* in, Out* out, std::size_t count, long long lo, long long hi,
                        unsigned long long* bad) {
@@ -27,14 +28,14 @@ __global__ void narrow(const In* in, Out* out, std::size_t count, long long lo, 
   const In v = in[i];
   bool ok = hi >= 0 && static_cast<unsigned long long>(v) <= static_cast<unsigned long long>(hi);
   if constexpr (std::is_signed_v<In>) ok = v >= lo && v <= hi;
-  if (!ok) atomicMin(bad, static_cast<unsigned long long>(i));
+  if (!ok && bad) atomicMin(bad, static_cast<unsigned long long>(i));
   out[i] = static_cast<Out>(v);
 }
 
 // The first row i with row_ptr[i + 1] < row_ptr[i], or m when row_ptr[0] != 0 or
 // row_ptr[m] != nnz.
-__global__ void check_rows(const DeviceOffset* row_ptr, Ordinal m, DeviceOffset nnz,
-                           unsigned long long* bad) {
+template <class O>
+__global__ void check_rows(const O* row_ptr, Ordinal m, O nnz, unsigned long long* bad) {
   const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (i > static_cast<std::size_t>(m)) return;
   if (i == 0 && row_ptr[0] != 0) atomicMin(bad, static_cast<unsigned long long>(m));
@@ -72,26 +73,39 @@ T read_one(const T* p) {
   return v;
 }
 
-// The row pointer as int32: the caller's array, or a narrowed copy.
-template <class O>
-DeviceBuffer<DeviceOffset> row_ptr_of(const void* p, std::size_t count) {
-  const O* in = static_cast<const O*>(p);
-  if constexpr (sizeof(O) == sizeof(DeviceOffset)) {
-    if (count > 0 && read_one(in + count - 1) > static_cast<O>(std::numeric_limits<int>::max()))
-      throw UnsupportedError("the row map ends past 2^31 - 1 non-zeros");
-    return DeviceBuffer<DeviceOffset>::borrow(
-        const_cast<DeviceOffset*>(reinterpret_cast<const DeviceOffset*>(in)), count);
+// The row pointer as O (DeviceOffset when nnz < 2^31, else Offset): the caller's array when it
+// has O's width (an unsigned one ending within O's range), or a converted copy whose entries
+// must lie in [0, max of O].
+template <class O, class In>
+DeviceBuffer<O> row_ptr_of(const void* p, std::size_t count) {
+  const In* in = static_cast<const In*>(p);
+  if constexpr (sizeof(In) == sizeof(O)) {
+    if (std::is_unsigned_v<In> && count > 0 &&
+        read_one(in + count - 1) > static_cast<In>(std::numeric_limits<O>::max()))
+      throw UnsupportedError("the row map ends past " +
+                             std::to_string(std::numeric_limits<O>::max()) + " non-zeros");
+    return DeviceBuffer<O>::borrow(const_cast<O*>(reinterpret_cast<const O*>(in)), count);
   } else {
-    DeviceBuffer<DeviceOffset> out(count);
+    DeviceBuffer<O> out(count);
     FirstBad bad;
     if (count > 0)
       narrow<<<blocks_for(count), kThreads>>>(in, out.data(), count, 0,
-                                              std::numeric_limits<DeviceOffset>::max(), bad.get());
+                                              std::numeric_limits<O>::max(), bad.get());
     if (const auto i = bad.read(); i != kNone)
-      throw UnsupportedError("row map entry " + std::to_string(i) +
-                             " is negative or past 2^31 - 1 (device offsets are 32-bit)");
+      throw UnsupportedError("row map entry " + std::to_string(i) + " is negative or past " +
+                             std::to_string(std::numeric_limits<O>::max()) +
+                             (sizeof(O) == 4 ? " (the matrix has fewer than 2^31 non-zeros)" : ""));
     return out;
   }
+}
+
+// The caller's row map of any supported type as O.
+template <class O>
+DeviceBuffer<O> row_ptr_as(const void* p, int bytes, bool is_signed, std::size_t count) {
+  if (bytes == 4)
+    return is_signed ? row_ptr_of<O, std::int32_t>(p, count)
+                     : row_ptr_of<O, std::uint32_t>(p, count);
+  return is_signed ? row_ptr_of<O, std::int64_t>(p, count) : row_ptr_of<O, std::uint64_t>(p, count);
 }
 
 template <class C>
@@ -116,10 +130,12 @@ DeviceBuffer<Ordinal> col_of(const void* p, std::size_t nnz, Ordinal n) {
 template <class S>
 void check(const DeviceCsr<S>& d) {
   FirstBad rows, cols;
-  check_rows<<<blocks_for(std::size_t(d.m) + 1), kThreads>>>(d.row_ptr.data(), d.m, d.nnz,
-                                                             rows.get());
-  if (d.nnz > 0)
-    check_cols<<<blocks_for(d.nnz), kThreads>>>(d.col.data(), d.nnz, d.n, cols.get());
+  d.with_view([&](const auto& v) {
+    using O = std::remove_cv_t<std::remove_pointer_t<decltype(v.row_ptr)>>;
+    check_rows<<<blocks_for(std::size_t(d.m) + 1), kThreads>>>(v.row_ptr, d.m,
+                                                               static_cast<O>(d.nnz), rows.get());
+  });
+  if (d.nnz > 0) check_cols<<<blocks_for(d.nnz), kThreads>>>(d.col.data(), d.nnz, d.n, cols.get());
   if (const auto i = rows.read(); i != kNone) {
     if (i == static_cast<unsigned long long>(d.m))
       throw InvalidArgument("Operator: the row map does not run from 0 to the " +
@@ -136,24 +152,24 @@ void check(const DeviceCsr<S>& d) {
 
 template <class S>
 DeviceCsr<S> adopt(const DeviceCsrArrays<S>& a, bool validate) {
-  if (a.nnz > static_cast<std::size_t>(std::numeric_limits<DeviceOffset>::max()))
-    throw UnsupportedError("matrix has " + std::to_string(a.nnz) +
-                           " non-zeros; device offsets are 32-bit (at most 2^31 - 1)");
   if (a.m > 0 && a.row_ptr == nullptr) throw InvalidArgument("Operator: the row map is empty");
+  if (a.offset_bytes == 4 && a.offset_signed &&
+      !narrow_offsets(static_cast<Offset>(std::min<std::size_t>(a.nnz, INT64_MAX))))
+    throw InvalidArgument("Operator: " + std::to_string(a.nnz) +
+                          " non-zeros cannot be indexed by a signed 32-bit row map");
   DeviceCsr<S> d;
   d.m = a.m;
   d.n = a.n;
-  d.nnz = static_cast<DeviceOffset>(a.nnz);
+  d.nnz = static_cast<Offset>(a.nnz);
   const std::size_t offsets = a.m + std::size_t(1);
+  const bool wide = !narrow_offsets(d.nnz);
   if (a.row_ptr == nullptr) {
     d.row_ptr = DeviceBuffer<DeviceOffset>(1);
     KSPMV_CUDA_CHECK(cudaMemset(d.row_ptr.data(), 0, sizeof(DeviceOffset)));
-  } else if (a.offset_bytes == 4) {
-    d.row_ptr = a.offset_signed ? row_ptr_of<std::int32_t>(a.row_ptr, offsets)
-                                : row_ptr_of<std::uint32_t>(a.row_ptr, offsets);
+  } else if (wide) {
+    d.row_ptr_wide = row_ptr_as<Offset>(a.row_ptr, a.offset_bytes, a.offset_signed, offsets);
   } else {
-    d.row_ptr = a.offset_signed ? row_ptr_of<std::int64_t>(a.row_ptr, offsets)
-                                : row_ptr_of<std::uint64_t>(a.row_ptr, offsets);
+    d.row_ptr = row_ptr_as<DeviceOffset>(a.row_ptr, a.offset_bytes, a.offset_signed, offsets);
   }
   d.col = a.index_bytes == 4 ? col_of<std::int32_t>(a.col, a.nnz, a.n)
                              : col_of<std::int64_t>(a.col, a.nnz, a.n);
@@ -167,9 +183,25 @@ DeviceCsr<S> adopt(const DeviceCsrArrays<S>& a, bool validate) {
 
 template <class S>
 std::vector<Offset> download_row_ptr(const DeviceCsr<S>& a) {
-  std::vector<DeviceOffset> narrow_ptr(a.m + std::size_t(1));
-  a.row_ptr.download(narrow_ptr.data(), narrow_ptr.size());
+  const std::size_t count = a.m + std::size_t(1);
+  if (a.wide()) {
+    std::vector<Offset> row_ptr(count);
+    a.row_ptr_wide.download(row_ptr.data(), count);
+    return row_ptr;
+  }
+  std::vector<DeviceOffset> narrow_ptr(count);
+  a.row_ptr.download(narrow_ptr.data(), count);
   return std::vector<Offset>(narrow_ptr.begin(), narrow_ptr.end());
+}
+
+DeviceBuffer<Offset> widen(const Ordinal* indices, std::size_t count) {
+  DeviceBuffer<Offset> out(count);
+  if (count > 0)
+    narrow<<<blocks_for(count), kThreads>>>(indices, out.data(), count,
+                                            std::numeric_limits<Ordinal>::min(),
+                                            std::numeric_limits<Ordinal>::max(), nullptr);
+  check_launch("narrow");
+  return out;
 }
 
 template DeviceCsr<float> adopt(const DeviceCsrArrays<float>&, bool);

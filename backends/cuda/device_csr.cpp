@@ -1,4 +1,3 @@
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -7,19 +6,25 @@
 namespace kspmv::cuda {
 
 template <class Scalar>
-DeviceCsr<Scalar> DeviceCsr<Scalar>::upload(const CsrPointers<Scalar>& a) {
+DeviceCsr<Scalar> DeviceCsr<Scalar>::upload(const CsrPointers<Scalar>& a, bool wide) {
   const Offset nnz = a.nnz();
-  if (nnz > std::numeric_limits<DeviceOffset>::max()) {
-    throw UnsupportedError("matrix has " + std::to_string(nnz) +
-                           " non-zeros; device offsets are 32-bit (at most 2^31 - 1)");
+  if (!wide && !narrow_offsets(nnz)) {
+    throw InvalidArgument("DeviceCsr::upload: " + std::to_string(nnz) +
+                          " non-zeros need 64-bit offsets");
   }
   DeviceCsr d;
   d.m = a.m;
   d.n = a.n;
-  d.nnz = static_cast<DeviceOffset>(nnz);
-  std::vector<DeviceOffset> narrow(a.row_ptr, a.row_ptr + a.m + 1);
-  d.row_ptr = DeviceBuffer<DeviceOffset>(narrow.size());
-  d.row_ptr.upload(narrow.data());
+  d.nnz = nnz;
+  const std::size_t offsets = std::size_t(a.m) + 1;
+  if (wide) {
+    d.row_ptr_wide = DeviceBuffer<Offset>(offsets);
+    d.row_ptr_wide.upload(a.row_ptr);
+  } else {
+    const std::vector<DeviceOffset> narrow(a.row_ptr, a.row_ptr + offsets);
+    d.row_ptr = DeviceBuffer<DeviceOffset>(offsets);
+    d.row_ptr.upload(narrow.data());
+  }
   d.col = DeviceBuffer<Ordinal>(nnz);
   d.col.upload(a.col);
   d.val = DeviceBuffer<Scalar>(nnz);

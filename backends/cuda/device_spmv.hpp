@@ -6,29 +6,60 @@
 
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 
 #include "backends/cuda/memory.hpp"
 #include "kspmv/core/operator_impl.hpp"
 
 namespace kspmv::cuda {
 
-// A CSR matrix uploaded to the current device with offsets narrowed to int32.
+// A CSR matrix on the current device. Its row pointer is 32-bit (row_ptr) when the non-zeros
+// fit (narrow_offsets) and 64-bit (row_ptr_wide) otherwise: exactly one of the two is set.
+// Kernels on it are templates on the offset type, picked once when they are built (wide()).
 template <class Scalar>
 struct DeviceCsr {
-  DeviceBuffer<DeviceOffset> row_ptr;
+  DeviceBuffer<DeviceOffset> row_ptr;  // m + 1 entries, or none when wide
+  DeviceBuffer<Offset> row_ptr_wide;   // m + 1 entries when wide, else none
   DeviceBuffer<Ordinal> col;
   DeviceBuffer<Scalar> val;
   Ordinal m = 0, n = 0;
-  DeviceOffset nnz = 0;
+  Offset nnz = 0;
 
-  // Uploads `a` (host pointers). Throws UnsupportedError when nnz >= 2^31.
-  static DeviceCsr upload(const CsrPointers<Scalar>& a);
-  CsrPointers<Scalar, DeviceOffset> view() const {
-    return {row_ptr.data(), col.data(), val.data(), m, n};
+  // Uploads `a` (host pointers) with 64-bit offsets when `wide` (by default when nnz >= 2^31;
+  // a smaller matrix may take them too, e.g. to test that path).
+  static DeviceCsr upload(const CsrPointers<Scalar>& a, bool wide);
+  static DeviceCsr upload(const CsrPointers<Scalar>& a) {
+    return upload(a, !narrow_offsets(a.nnz()));
   }
-  std::size_t bytes() const { return row_ptr.bytes() + col.bytes() + val.bytes(); }
+  bool wide() const { return row_ptr_wide.size() > 0; }
+  // The arrays with the row pointer as O (DeviceOffset when !wide(), Offset when wide()).
+  template <class O>
+  CsrPointers<Scalar, O> view() const {
+    if constexpr (std::is_same_v<O, Offset>)
+      return {row_ptr_wide.data(), col.data(), val.data(), m, n};
+    else
+      return {row_ptr.data(), col.data(), val.data(), m, n};
+  }
+  // f(view<O>()) with the matrix's offset type O.
+  template <class F>
+  decltype(auto) with_view(F&& f) const {
+    return wide() ? f(view<Offset>()) : f(view<DeviceOffset>());
+  }
+  std::size_t bytes() const {
+    return row_ptr.bytes() + row_ptr_wide.bytes() + col.bytes() + val.bytes();
+  }
 };
 
+// Calls f(O{}) with O = Offset when `wide`, DeviceOffset otherwise: where a kernel family turns
+// the offset width of its matrix into the template argument of its kernels, once.
+template <class F>
+decltype(auto) with_offset_type(bool wide, F&& f) {
+  return wide ? f(Offset{}) : f(DeviceOffset{});
+}
+
+// A kernel is ready when its factory returns: its set-up transfers and kernels are complete, so
+// that its first run may be enqueued on any stream (a non-blocking one included, which does not
+// wait for work on the legacy default stream).
 template <class Scalar>
 class DeviceSpmv {
  public:

@@ -6,7 +6,6 @@
 #include "backends/cuda/check.hpp"
 #include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/warp_reduce.cuh"
-#include "kspmv/formats/long_rows.hpp"
 
 namespace kspmv::cuda {
 
@@ -15,20 +14,21 @@ namespace {
 constexpr int kBlock = 256;
 constexpr int kWarpsPerBlock = kBlock / 32;
 
-// One warp per chunk: partial[c*nchunks + chunk] = sum of val*X(col, c) over the chunk's
-// non-zeros, for the K vectors X(j, c) = x[j + c*ldx]; each entry is read once for all K.
+// One warp per chunk of [first, last): partial[c*nchunks + chunk] = sum of val*X(col, c) over
+// the chunk's non-zeros, for the K vectors X(j, c) = x[j + c*ldx]; each entry is read once for
+// all K. Offsets are 64-bit: any matrix, and e + 32 cannot overflow.
 template <int K, class Scalar>
 __global__ void __launch_bounds__(kBlock)
     chunk_sums(const Ordinal* __restrict__ col, const Scalar* __restrict__ val,
-               const DeviceOffset* __restrict__ chunk_begin,
-               const DeviceOffset* __restrict__ chunk_end, Ordinal nchunks,
-               const Scalar* __restrict__ x, std::size_t ldx, Scalar* __restrict__ partial) {
-  const long long chunk = (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
-  if (chunk >= nchunks) return;  // whole warps leave together
+               const Offset* __restrict__ chunk_begin, const Offset* __restrict__ chunk_end,
+               Ordinal first, Ordinal last, Ordinal nchunks, const Scalar* __restrict__ x,
+               std::size_t ldx, Scalar* __restrict__ partial) {
+  const long long chunk = first + (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
+  if (chunk >= last) return;  // whole warps leave together
   const int lane = threadIdx.x % 32;
-  const long long end = chunk_end[chunk];  // 64-bit: e + 32 cannot overflow near 2^31 entries
+  const long long end = chunk_end[chunk];
   Scalar sum[K] = {};
-  for (long long e = static_cast<long long>(chunk_begin[chunk]) + lane; e < end; e += 32) {
+  for (long long e = chunk_begin[chunk] + lane; e < end; e += 32) {
     const Scalar v = __ldg(val + e);
     const Scalar* xj = x + __ldg(col + e);
 #pragma unroll
@@ -41,16 +41,16 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// One warp per long row: for each of the k vectors, adds the row's chunk sums in chunk order and
-// writes Y(row, c) = y[row + c*ldy] once.
+// One warp per long row of [first, last) of the list: for each of the k vectors, adds the row's
+// chunk sums in chunk order and writes Y(row, c) = y[row + c*ldy] once.
 template <class Scalar>
 __global__ void __launch_bounds__(kBlock)
-    finish_rows(const Ordinal* __restrict__ rows, const Ordinal* __restrict__ first_chunk,
-                Ordinal nrows, Ordinal nchunks, const Scalar* __restrict__ partial,
-                bool read_partial, Scalar alpha, Scalar beta, Scalar* __restrict__ y,
-                std::size_t ldy, int k) {
-  const long long i = (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
-  if (i >= nrows) return;
+    finish_rows_kernel(const Ordinal* __restrict__ rows, const Ordinal* __restrict__ first_chunk,
+                       Ordinal first, Ordinal last, Ordinal nchunks,
+                       const Scalar* __restrict__ partial, bool read_partial, Scalar alpha,
+                       Scalar beta, Scalar* __restrict__ y, std::size_t ldy, int k) {
+  const long long i = first + (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
+  if (i >= last) return;
   const int lane = threadIdx.x % 32;
   const Ordinal r = rows[i];
   for (int c = 0; c < k; ++c) {
@@ -71,36 +71,34 @@ int warp_blocks(long long warps) {
   return static_cast<int>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
 }
 
-template <class T, class U>
-DeviceBuffer<T> upload_as(const std::vector<U>& v) {
-  return upload_vector(std::vector<T>(v.begin(), v.end()));
-}
-
 }  // namespace
 
 template <class Scalar>
 LongRowPath<Scalar>::LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
                                  Offset chunk_nnz, int max_vectors)
+    : LongRowPath(plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz), max_vectors) {}
+
+template <class Scalar>
+LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors)
     : max_vectors_(max_vectors) {
   if (max_vectors < 1 || max_vectors > kMaxVectorsPerPass)
     throw InvalidArgument("long-row path: max_vectors must be in 1.." +
                           std::to_string(kMaxVectorsPerPass) + ", got " +
                           std::to_string(max_vectors));
-  const LongRowPlan plan = plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz);
   nrows_ = static_cast<Ordinal>(plan.rows.size());
   nchunks_ = static_cast<Ordinal>(plan.chunk_begin.size());
   if (nrows_ == 0) return;
-  rows_ = upload_as<Ordinal>(plan.rows);
-  first_chunk_ = upload_as<Ordinal>(plan.first_chunk);
-  chunk_begin_ = upload_as<DeviceOffset>(plan.chunk_begin);  // device offsets: nnz < 2^31
-  chunk_end_ = upload_as<DeviceOffset>(plan.chunk_end);
+  rows_ = upload_vector(plan.rows);
+  first_chunk_ = upload_vector(plan.first_chunk);
+  chunk_begin_ = upload_vector(plan.chunk_begin);
+  chunk_end_ = upload_vector(plan.chunk_end);
   partial_ = DeviceBuffer<Scalar>(static_cast<std::size_t>(nchunks_) * max_vectors_);
 }
 
 template <class Scalar>
-void LongRowPath<Scalar>::run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha,
-                              const Scalar* x, std::size_t ldx, Scalar beta, Scalar* y,
-                              std::size_t ldy, int k, cudaStream_t stream) const {
+void LongRowPath<Scalar>::run(const Ordinal* col, const Scalar* val, Scalar alpha, const Scalar* x,
+                              std::size_t ldx, Scalar beta, Scalar* y, std::size_t ldy, int k,
+                              cudaStream_t stream) const {
   if (k < 1 || k > max_vectors_)
     throw InvalidArgument("long-row path: " + std::to_string(k) + " vectors, planned for 1.." +
                           std::to_string(max_vectors_));
@@ -109,14 +107,35 @@ void LongRowPath<Scalar>::run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar
   if (read_partial) {
     with_count<kMaxVectorsPerPass>(k, [&](auto kc) {
       chunk_sums<decltype(kc)::value, Scalar><<<warp_blocks(nchunks_), kBlock, 0, stream>>>(
-          a.col, a.val, chunk_begin_.data(), chunk_end_.data(), nchunks_, x, ldx, partial_.data());
+          col, val, chunk_begin_.data(), chunk_end_.data(), 0, nchunks_, nchunks_, x, ldx,
+          partial_.data());
     });
     check_launch("chunk_sums");
   }
-  finish_rows<Scalar><<<warp_blocks(nrows_), kBlock, 0, stream>>>(
-      rows_.data(), first_chunk_.data(), nrows_, nchunks_, partial_.data(), read_partial, alpha,
+  finish_rows_kernel<Scalar><<<warp_blocks(nrows_), kBlock, 0, stream>>>(
+      rows_.data(), first_chunk_.data(), 0, nrows_, nchunks_, partial_.data(), read_partial, alpha,
       beta, y, ldy, k);
-  check_launch("finish_rows");
+  check_launch("finish_rows_kernel");
+}
+
+template <class Scalar>
+void LongRowPath<Scalar>::sum_chunks(const Ordinal* col, const Scalar* val, Ordinal first,
+                                     Ordinal last, const Scalar* x, cudaStream_t stream) const {
+  if (last <= first) return;
+  chunk_sums<1, Scalar><<<warp_blocks(last - first), kBlock, 0, stream>>>(
+      col, val, chunk_begin_.data(), chunk_end_.data(), first, last, nchunks_, x, 0,
+      partial_.data());
+  check_launch("chunk_sums");
+}
+
+template <class Scalar>
+void LongRowPath<Scalar>::finish_rows(Ordinal first, Ordinal last, Scalar alpha, Scalar beta,
+                                      Scalar* y, cudaStream_t stream) const {
+  if (last <= first) return;
+  finish_rows_kernel<Scalar><<<warp_blocks(last - first), kBlock, 0, stream>>>(
+      rows_.data(), first_chunk_.data(), first, last, nchunks_, partial_.data(), true, alpha, beta,
+      y, 0, 1);
+  check_launch("finish_rows_kernel");
 }
 
 template <class Scalar>

@@ -14,6 +14,7 @@
 
 #include "backends/cuda/memory.hpp"
 #include "kspmv/core/operator_impl.hpp"
+#include "kspmv/formats/long_rows.hpp"
 
 namespace kspmv::cuda {
 
@@ -34,22 +35,33 @@ class LongRowPath {
   // that many sums per chunk. InvalidArgument when it is out of range.
   LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
               Offset chunk_nnz = kLongRowChunkNnz, int max_vectors = 1);
+  // The same from a plan already made (plan_long_row_extents, e.g. from rows found on the
+  // device: row_profile.hpp), its chunk offsets into the col and val arrays that run() or
+  // sum_chunks() is given (the streamed ring's: relative to the slot that holds the chunk).
+  explicit LongRowPath(const LongRowPlan& plan, int max_vectors = 1);
 
   Ordinal rows() const { return nrows_; }
   // Enqueues y[r] = alpha*A(r,:)*x + beta*y[r] for every listed row r on `stream`; no other
-  // entry of y is touched. `a` is the device CSR the rows index into. alpha == 0 reads no A.
-  // Two kernels: per-chunk warp sums into a work buffer, then one warp per row adds its chunks
-  // in order (deterministic). The work buffer is owned: one run at a time per object.
-  void run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha, const Scalar* x, Scalar beta,
+  // entry of y is touched. col and val are the matrix's entries on the device (the chunks'
+  // offsets index them; 64-bit). alpha == 0 reads no A. Two kernels: per-chunk warp sums into a
+  // work buffer, then one warp per row adds its chunks in order (deterministic). The work buffer
+  // is owned: one run at a time per object.
+  void run(const Ordinal* col, const Scalar* val, Scalar alpha, const Scalar* x, Scalar beta,
            Scalar* y, cudaStream_t stream) const {
-    run(a, alpha, x, 0, beta, y, 0, 1, stream);
+    run(col, val, alpha, x, 0, beta, y, 0, 1, stream);
   }
   // The same for k vectors in column-major storage, X(j, c) = x[j + c*ldx] and Y(i, c) =
   // y[i + c*ldy], 1 <= k <= max_vectors (InvalidArgument otherwise): Y(r, c) for every listed
   // row r and c < k, each chunk's entries read once for all k.
-  void run(const CsrPointers<Scalar, DeviceOffset>& a, Scalar alpha, const Scalar* x,
-           std::size_t ldx, Scalar beta, Scalar* y, std::size_t ldy, int k,
-           cudaStream_t stream) const;
+  void run(const Ordinal* col, const Scalar* val, Scalar alpha, const Scalar* x, std::size_t ldx,
+           Scalar beta, Scalar* y, std::size_t ldy, int k, cudaStream_t stream) const;
+  // run() in pieces, for entries that reach the device a part at a time (one vector, alpha != 0):
+  // sum_chunks enqueues the sums of chunks [first, last) from col and val; finish_rows then
+  // writes the listed rows [first, last), whose chunks have all been summed before on `stream`.
+  void sum_chunks(const Ordinal* col, const Scalar* val, Ordinal first, Ordinal last,
+                  const Scalar* x, cudaStream_t stream) const;
+  void finish_rows(Ordinal first, Ordinal last, Scalar alpha, Scalar beta, Scalar* y,
+                   cudaStream_t stream) const;
   std::size_t device_bytes() const;
 
  private:
@@ -58,7 +70,7 @@ class LongRowPath {
   int max_vectors_ = 1;
   DeviceBuffer<Ordinal> rows_;
   DeviceBuffer<Ordinal> first_chunk_;
-  DeviceBuffer<DeviceOffset> chunk_begin_, chunk_end_;
+  DeviceBuffer<Offset> chunk_begin_, chunk_end_;
   DeviceBuffer<Scalar> partial_;
 };
 

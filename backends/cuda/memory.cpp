@@ -1,5 +1,7 @@
 #include "backends/cuda/memory.hpp"
 
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace kspmv::cuda {
@@ -22,10 +24,13 @@ void throw_out_of_memory(const char* call, cudaError_t code, std::size_t request
 
 DeviceGuard::DeviceGuard(int device) {
   KSPMV_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (device != previous_) KSPMV_CUDA_CHECK(cudaSetDevice(device));
+  if (device != previous_) {
+    KSPMV_CUDA_CHECK(cudaSetDevice(device));
+    changed_ = true;
+  }
 }
 DeviceGuard::~DeviceGuard() {
-  cudaSetDevice(previous_);
+  if (changed_) cudaSetDevice(previous_);
 }
 
 void* device_malloc(std::size_t bytes) {
@@ -56,6 +61,54 @@ void copy_to_device(void* dst, const void* host, std::size_t bytes) {
 void copy_to_host(void* host, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   KSPMV_CUDA_CHECK(cudaMemcpy(host, src, bytes, cudaMemcpyDefault));
+}
+
+namespace {
+// The registrations PinnedRange made, by start address, with their number of holders.
+std::mutex registrations_mutex;
+std::map<void*, int>& registrations() {
+  static std::map<void*, int> counts;
+  return counts;
+}
+}  // namespace
+
+PinnedRange::PinnedRange(const void* p, std::size_t bytes) {
+  if (p == nullptr || bytes == 0) return;
+  void* q = const_cast<void*>(p);
+  const std::lock_guard<std::mutex> lock(registrations_mutex);
+  auto& counts = registrations();
+  if (const auto it = counts.find(q); it != counts.end()) {
+    ++it->second;
+    p_ = q;
+    return;
+  }
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, q) != cudaSuccess) cudaGetLastError();
+  if (at.type == cudaMemoryTypeHost) return;  // page-locked by someone else: used as it is
+  const cudaError_t code = cudaHostRegister(q, bytes, cudaHostRegisterPortable);
+  if (code == cudaErrorHostMemoryAlreadyRegistered) {  // part of it, by someone else
+    cudaGetLastError();
+    return;
+  }
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    throw CudaError("cudaHostRegister", static_cast<int>(code),
+                    "cannot pin " + std::to_string(bytes) +
+                        " bytes of host memory in place: " + cudaGetErrorString(code));
+  }
+  counts[q] = 1;
+  p_ = q;
+}
+
+PinnedRange::~PinnedRange() {
+  if (!p_) return;
+  const std::lock_guard<std::mutex> lock(registrations_mutex);
+  auto& counts = registrations();
+  const auto it = counts.find(p_);
+  if (it != counts.end() && --it->second == 0) {
+    counts.erase(it);
+    cudaHostUnregister(p_);
+  }
 }
 
 Stream::Stream() {

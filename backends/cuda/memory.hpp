@@ -21,6 +21,7 @@ class DeviceGuard {
 
  private:
   int previous_ = 0;
+  bool changed_ = false;
 };
 
 void* device_malloc(std::size_t bytes);  // DeviceOutOfMemory on failure
@@ -120,6 +121,28 @@ class PinnedBuffer {
  private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
+};
+
+// Host memory pinned in place (cudaHostRegister, portable) for the life of the object, so that
+// copies from it are asynchronous DMA without a pinned copy of the data. Memory that is page-
+// locked already (cudaMallocHost, a registration by someone else) is used as it is and left so.
+// Registrations made here are counted per start address: objects pinning the same array share
+// the registration, and the last one unregisters it. CudaError when the range cannot be pinned.
+class PinnedRange {
+ public:
+  PinnedRange() = default;
+  PinnedRange(const void* p, std::size_t bytes);
+  ~PinnedRange();
+  PinnedRange(PinnedRange&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  PinnedRange& operator=(PinnedRange&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  PinnedRange(const PinnedRange&) = delete;
+  PinnedRange& operator=(const PinnedRange&) = delete;
+
+ private:
+  void* p_ = nullptr;  // a registration this object holds a count of
 };
 
 class Stream {

@@ -1,24 +1,25 @@
-// The multi-GPU executor: local pieces, halo setup, and the asynchronous apply (one host thread,
-// streams and events per device). The bookkeeping mirrors backends/host/multi_device.cpp.
+// The multi-GPU executor: pieces built on their devices, the exchange strategy's steps carried
+// out with streams and events from one host thread (the emulation: backends/host/multi_device).
 #include "backends/cuda/multi_device.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <numeric>
 #include <string>
 #include <utility>
 
 #include "backends/cuda/cuda_operator.hpp"
-#include "backends/cuda/halo_setup.hpp"
+#include "backends/cuda/halo_lists.hpp"
+#include "backends/cuda/row_profile.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/core/timer.hpp"
+#include "kspmv/core/tuner.hpp"
 
 namespace kspmv::cuda {
 
+using part::Buffer;
 using part::Exchange;
-using part::Role;
 using part::Scheme;
+using part::Span;
 
 namespace {
 
@@ -53,6 +54,38 @@ void enable_peer_access(const std::vector<int>& devices) {
     }
 }
 
+// Throws InvalidArgument unless every id is a CUDA device; returns the first.
+int checked_devices(const std::vector<int>& devices) {
+  const int count = device_count();
+  if (devices.empty()) throw InvalidArgument("MultiDeviceSpmv: no devices");
+  for (int dev : devices)
+    if (dev < 0 || dev >= count)
+      throw InvalidArgument("MultiDeviceSpmv: CUDA device " + std::to_string(dev) +
+                            " does not exist (" + std::to_string(count) + " devices)");
+  return devices.front();
+}
+
+// Byte offsets of arrays carved out of one allocation (256-byte aligned).
+class Carve {
+ public:
+  template <class T>
+  std::size_t take(std::size_t count) {
+    at_ = (at_ + 255) / 256 * 256;
+    const std::size_t where = at_;
+    at_ += count * sizeof(T);
+    return where;
+  }
+  std::size_t size() const { return at_; }
+
+ private:
+  std::size_t at_ = 0;
+};
+
+template <class T>
+T* at(const DeviceBuffer<unsigned char>& b, std::size_t offset) {
+  return reinterpret_cast<T*>(b.data() + offset);
+}
+
 }  // namespace
 
 template <class S>
@@ -73,40 +106,82 @@ MultiVector<S>::~MultiVector() {
 }
 
 template <class S>
+MatrixSource<S>::MatrixSource(const CsrPointers<S>& host, int device)
+    : host_(host), device_(device) {
+  const auto t0 = Clock::now();
+  DeviceGuard guard(device);
+  row_ptr_ = DeviceBuffer<Offset>(static_cast<std::size_t>(host.m) + 1);
+  row_ptr_.upload(host.row_ptr);
+  upload_ms_ = ms_since(t0);
+}
+
+template <class S>
+MatrixSource<S>::~MatrixSource() {
+  on_device_noexcept(device_, [&] { row_ptr_ = DeviceBuffer<Offset>(); });
+}
+
+template <class S>
+const analysis::RowStats& MatrixSource<S>::stats() {
+  if (have_stats_) return stats_;
+  const auto t0 = Clock::now();
+  DeviceGuard guard(device_);
+  Stream s;
+  DeviceBuffer<ProfileSums> sums(1);
+  narrow_and_profile(row_ptr_.data(), host_.m, 0, 0, nullptr, sums.data(), s.get());
+  ProfileSums h;
+  KSPMV_CUDA_CHECK(cudaMemcpyAsync(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost, s.get()));
+  s.synchronize();
+  stats_ = to_profile(h, host_.n).all;
+  have_stats_ = true;
+  stats_ms_ = ms_since(t0);
+  return stats_;
+}
+
+template <class S>
 struct MultiDeviceSpmv<S>::Piece {
   part::Block block;
-  std::shared_ptr<DeviceCsr<S>> a;      // the block's non-zero range of the matrix
+  std::shared_ptr<DeviceCsr<S>> a;      // arrays carved from its device's storage
   std::unique_ptr<DeviceSpmv<S>> spmv;  // null for a block without rows
   Kernel kernel = Kernel::Auto;
-  DeviceBuffer<S> partial;  // Merge: alpha * A_piece * x, on the block's device
-  DeviceBuffer<S> recv;     // Merge, block not on device 0: its partial received on device 0
-  Ordinal y_offset = 0;     // where its rows start in the device's y (Halo: owned layout)
-  Event done, sent{false};  // after its kernel / after its sends, on the block's device
+  const Offset* row_ptr64 = nullptr;  // the matrix's row pointer at row_begin, on its device
+  S* partial = nullptr;               // Merge: alpha * A_piece * x, on its device
+  S* inbox = nullptr;                 // Merge, not on device 0: its partial, on device 0
+  Event done, sent{false};            // after its kernel / after its copies
 };
 
 template <class S>
 struct MultiDeviceSpmv<S>::Dev {
-  struct Send {  // Halo: the x entries one other device receives from this one
-    int dst = 0;
-    Ordinal offset = 0, count = 0;  // where they go in dst's x
-    DeviceBuffer<Ordinal> idx;      // their positions in this device's x
-    DeviceBuffer<S> buf;
+  struct Link {  // Halo: the x entries received from (recvs) or sent to (sends) a peer
+    int peer = 0;
+    Ordinal count = 0;
+    Ordinal* list = nullptr;  // global columns, in this device's memory
+    S* buf = nullptr;         // in this device's memory
   };
   int device = 0;
   Stream main;
   std::vector<Stream> slots;
   Event start, kernels_start, end;
-  Event ready{false}, shared{false};
-  std::vector<int> pieces;  // indices into pieces_, in stream-slot order
-  std::vector<Ordinal> owned_rows, owned_cols;
-  std::size_t halo = 0, local_size = 0;
-  std::vector<Send> sends;
+  Event arrived{false}, x_sent{false}, gathered{false};
+  std::vector<int> pieces;               // plan indices, in stream-slot order
+  DeviceBuffer<unsigned char> storage;   // its pieces' CSR arrays and row statistics
+  DeviceBuffer<unsigned char> exchange;  // halo lists and buffers, Merge partials and inboxes
+  std::vector<Link> sends, recvs;
+  std::vector<int> x_from;    // devices whose copies before the kernels reach this one
+  std::vector<int> wait_for;  // pieces whose copies after their kernel reach this one
 };
 
 template <class S>
 MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::PartitionPlan& plan,
                                     const MultiDeviceOptions& o)
-    : plan_(plan), exchange_(o.exchange), m_(host.m), n_(host.n) {
+    : MultiDeviceSpmv(std::make_shared<MatrixSource<S>>(host, checked_devices(o.devices)), plan,
+                      o) {}
+
+template <class S>
+MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
+                                    const part::PartitionPlan& plan, const MultiDeviceOptions& o)
+    : source_(std::move(source)), plan_(plan) {
+  const CsrPointers<S>& host = source_->host();
+  m_ = host.m, n_ = host.n;
   if (!part::exchange_applies(plan.scheme, o.exchange))
     throw UnsupportedError(std::string("MultiDeviceSpmv: exchange '") + to_string(o.exchange) +
                            "' does not apply to scheme '" + part::to_string(plan.scheme) + "'");
@@ -120,190 +195,324 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(const CsrPointers<S>& host, const part::Part
     throw InvalidArgument("MultiDeviceSpmv: " + std::to_string(plan.ndevices) +
                           " devices in the plan but " + std::to_string(o.devices.size()) +
                           " CUDA device ids given");
-  const int count = device_count();
-  for (int dev : o.devices)
-    if (dev < 0 || dev >= count)
-      throw InvalidArgument("MultiDeviceSpmv: CUDA device " + std::to_string(dev) +
-                            " does not exist (" + std::to_string(count) + " devices)");
-  enable_peer_access(o.devices);
-  if (exchange_ == Exchange::Auto) {  // one candidate executor alive at a time
-    for (Exchange e : part::exchange_candidates(plan.scheme)) {
-      MultiDeviceOptions c = o;
-      c.exchange = e;
-      trials_.push_back({e, MultiDeviceSpmv(host, plan, c).time_apply(o.use)});
-    }
-    exchange_ = std::min_element(trials_.begin(), trials_.end(), [](const auto& a, const auto& b) {
-                  return a.ms < b.ms;
-                })->exchange;
-  }
+  checked_devices(o.devices);
+  build(o);
+}
 
+// Set-up (see the header): streams and events; one allocation per device and the columns'
+// copies; per device, on its main stream, the narrowing with the row statistics and the halo
+// search; one wait; the halo links; the values' copies; the kernels; the strategy (Auto: timed).
+template <class S>
+void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
+  const CsrPointers<S>& host = source_->host();
+  enable_peer_access(o.devices);
   int nslots = 1;
-  for (const auto& b : plan.blocks) nslots = std::max(nslots, b.stream_slot + 1);
+  for (const auto& b : plan_.blocks) nslots = std::max(nslots, b.stream_slot + 1);
+  const auto t_setup_start = Clock::now();
   for (int dev : o.devices) {
     DeviceGuard guard(dev);
     devs_.push_back(std::make_unique<Dev>());
     devs_.back()->device = dev;
     devs_.back()->slots.resize(nslots);
   }
-  const std::size_t nd = devs_.size();
-  const Ordinal m = m_, n = n_;
-
-  // Local layout. AllGather / Merge: x and y replicated, a piece writes y[row_begin..]. Halo
-  // (as MultiDeviceHost::setup_halo): a device's y = its rows in increasing order; x entry j
-  // belongs to the owner of row j*m/n; its x = owned entries, then received ones by owner.
-  for (std::size_t i = 0; i < plan.blocks.size(); ++i)
-    devs_[plan.blocks[i].device]->pieces.push_back(i);
-  std::vector<Ordinal> y_offset(plan.blocks.size(), 0);
-  for (auto& dev : devs_) {
-    auto by_row = dev->pieces;
-    std::sort(by_row.begin(), by_row.end(),
-              [&](int p, int q) { return plan.blocks[p].row_begin < plan.blocks[q].row_begin; });
-    Ordinal offset = 0;
-    for (int p : by_row) {
-      const auto& b = plan.blocks[p];
-      if (exchange_ == Exchange::Halo) {
-        y_offset[p] = offset;
-        offset += b.rows();
-      } else {
-        y_offset[p] = b.row_begin;
-      }
-      if (b.role == Role::Owned)
-        for (Ordinal r = b.row_begin; r < b.row_end; ++r) dev->owned_rows.push_back(r);
-    }
-    std::stable_sort(dev->pieces.begin(), dev->pieces.end(), [&](int p, int q) {
-      return plan.blocks[p].stream_slot < plan.blocks[q].stream_slot;
-    });
-    dev->local_size = std::max(m, n);
-  }
-  const auto ranges = exchange_ == Exchange::Halo ? part::halo_column_ranges(plan)
-                                                  : std::vector<part::ColumnRange>{};
-  for (const auto& c : ranges)
-    for (Ordinal j = c.begin; j < c.end; ++j) devs_[c.owner]->owned_cols.push_back(j);
-
-  // One local CSR piece per block (MSREP Alg. 2: local row_ptr = row_ptr - start_idx); Halo
-  // pieces arrive with global columns, which the halo setup renumbers on their devices.
-  std::vector<DeviceCsr<S>> uploaded(plan.blocks.size());
-  std::vector<std::vector<Offset>> ptrs(plan.blocks.size());
-  for (std::size_t p = 0; p < plan.blocks.size(); ++p) {
-    const auto& b = plan.blocks[p];
-    if (b.rows() == 0) continue;
-    ptrs[p].resize(b.rows() + 1);
-    for (Ordinal r = b.row_begin; r <= b.row_end; ++r)
-      ptrs[p][r - b.row_begin] = std::clamp(host.row_ptr[r], b.nnz_begin, b.nnz_end) - b.nnz_begin;
+  const int nd = ndevices();
+  pieces_.resize(plan_.blocks.size());
+  for (std::size_t p = 0; p < plan_.blocks.size(); ++p) {
+    const part::Block& b = plan_.blocks[p];
     DeviceGuard guard(devs_[b.device]->device);
-    uploaded[p] = DeviceCsr<S>::upload(
-        {ptrs[p].data(), host.col + b.nnz_begin, host.val + b.nnz_begin, b.rows(), n});
+    pieces_[p] = std::make_unique<Piece>();
+    pieces_[p]->block = b;
+    devs_[b.device]->pieces.push_back(static_cast<int>(p));
   }
-  if (!ranges.empty()) setup_halo(ranges, uploaded);  // Halo with m, n > 0
+  for (auto& dev : devs_)
+    std::stable_sort(dev->pieces.begin(), dev->pieces.end(), [&](int p, int q) {
+      return plan_.blocks[p].stream_slot < plan_.blocks[q].stream_slot;
+    });
+  const auto candidates = o.exchange == Exchange::Auto ? part::exchange_candidates(plan_.scheme)
+                                                       : std::vector<Exchange>{o.exchange};
+  const auto wants = [&](Exchange e) {
+    return std::find(candidates.begin(), candidates.end(), e) != candidates.end();
+  };
+  const double start_ms = ms_since(t_setup_start);
 
-  pieces_.resize(plan.blocks.size());
-  for (std::size_t p = 0; p < plan.blocks.size(); ++p) {
-    const auto& b = plan.blocks[p];
-    Dev& dev = *devs_[b.device];
-    DeviceGuard guard(dev.device);
-    auto pc = std::make_unique<Piece>();
-    pc->block = b;
-    pc->y_offset = y_offset[p];
-    if (b.rows() > 0) {
-      pc->kernel =
-          o.kernel == Kernel::Auto
-              ? analysis::auto_kernel(analysis::row_stats(ptrs[p].data(), b.rows(), uploaded[p].n),
-                                      sizeof(S))
-              : o.kernel;
-      // Kernels that build their own arrays on the host read the (renumbered) columns there.
-      std::vector<Ordinal> cols;
-      if (exchange_ == Exchange::Halo && kernel_row<S>(pc->kernel).info.reads_host_entries) {
-        cols.resize(b.nnz());
-        if (!cols.empty()) uploaded[p].col.download(cols.data());
-      }
-      const CsrPointers<S> piece{ptrs[p].data(),
-                                 exchange_ == Exchange::Halo ? cols.data() : host.col + b.nnz_begin,
-                                 host.val + b.nnz_begin, b.rows(), uploaded[p].n};
-      pc->a = std::make_shared<DeviceCsr<S>>(std::move(uploaded[p]));
-      pc->spmv = make_device_spmv<S>(pc->kernel, pc->a, piece);
-      if (exchange_ == Exchange::Merge) {
-        pc->partial = DeviceBuffer<S>(b.rows());
-        if (b.device != 0) {
-          DeviceGuard root(devs_[0]->device);
-          pc->recv = DeviceBuffer<S>(b.rows());
-        }
-      }
+  // Upload: one allocation per device for what it keeps (its pieces' 32-bit row pointers,
+  // columns and values, Merge's partials and, on device 0, the other devices' partials) and for
+  // the set-up's own needs (the sums of the pieces' row statistics, a copy of their rows of the
+  // 64-bit row pointer where the source's is on another CUDA device), then the columns. The
+  // values come last: until then their room is the halo search's scratch, so that the set-up
+  // allocates nothing large.
+  auto t_upload = Clock::now();
+  struct Where {
+    std::size_t rp, col, val, sums, rp64, partial, inbox;
+  };
+  std::vector<Where> where(pieces_.size());
+  std::vector<std::size_t> values_at(nd), values_end(nd);
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    Carve c;
+    const bool staged = dev.device != source_->device();
+    for (int p : dev.pieces) {
+      const part::Block& b = plan_.blocks[p];
+      where[p].rp = c.take<DeviceOffset>(b.rows() + 1);
+      where[p].col = c.take<Ordinal>(b.nnz());
+      where[p].sums = c.take<ProfileSums>(1);
+      where[p].rp64 = staged ? c.take<Offset>(b.rows() + 1) : 0;
+      where[p].partial = wants(Exchange::Merge) ? c.take<S>(b.rows()) : 0;
     }
-    pieces_[p] = std::move(pc);
+    if (d == 0 && wants(Exchange::Merge))
+      for (std::size_t p = 0; p < pieces_.size(); ++p)
+        where[p].inbox = plan_.blocks[p].device != 0 ? c.take<S>(plan_.blocks[p].rows()) : 0;
+    values_at[d] = c.take<unsigned char>(0);
+    for (int p : dev.pieces) where[p].val = c.take<S>(plan_.blocks[p].nnz());
+    values_end[d] = c.size();
+    DeviceGuard guard(dev.device);
+    dev.storage = DeviceBuffer<unsigned char>(c.size());
+    for (int p : dev.pieces) {
+      const part::Block& b = plan_.blocks[p];
+      Piece& pc = *pieces_[p];
+      copy_to_device(at<Ordinal>(dev.storage, where[p].col), host.col + b.nnz_begin,
+                     b.nnz() * sizeof(Ordinal));
+      if (staged) {
+        copy_to_device(at<Offset>(dev.storage, where[p].rp64), host.row_ptr + b.row_begin,
+                       (b.rows() + 1) * sizeof(Offset));
+        pc.row_ptr64 = at<Offset>(dev.storage, where[p].rp64);
+      } else {
+        pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
+      }
+      if (wants(Exchange::Merge)) pc.partial = at<S>(dev.storage, where[p].partial);
+    }
   }
+  if (wants(Exchange::Merge))
+    for (std::size_t p = 0; p < pieces_.size(); ++p)
+      if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
+  upload_ms_ = ms_since(t_upload);
+
+  // On the devices: narrowing and row statistics, halo marks and lists.
+  const auto t_devices = Clock::now();
+  std::vector<std::unique_ptr<HaloFinder>> finders(nd);
+  std::vector<DeviceBuffer<unsigned char>> scratch(nd);  // where the values' room is too small
+  const std::size_t spans = part::halo_column_ranges(plan_).size();
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    for (int p : dev.pieces) {
+      const part::Block& b = plan_.blocks[p];
+      Piece& pc = *pieces_[p];
+      auto a = std::make_shared<DeviceCsr<S>>();
+      a->m = b.rows(), a->n = n_, a->nnz = static_cast<DeviceOffset>(b.nnz());
+      a->row_ptr = DeviceBuffer<DeviceOffset>::borrow(at<DeviceOffset>(dev.storage, where[p].rp),
+                                                      b.rows() + 1);
+      a->col = DeviceBuffer<Ordinal>::borrow(at<Ordinal>(dev.storage, where[p].col), b.nnz());
+      a->val = DeviceBuffer<S>::borrow(at<S>(dev.storage, where[p].val), b.nnz());
+      pc.a = std::move(a);
+      narrow_and_profile(pc.row_ptr64, b.rows(), b.nnz_begin, b.nnz_end, pc.a->row_ptr.data(),
+                         at<ProfileSums>(dev.storage, where[p].sums), dev.main.get());
+    }
+    if (!wants(Exchange::Halo) || m_ == 0 || n_ == 0) continue;
+    unsigned char* room = dev.storage.data() + values_at[d];
+    const std::size_t need = HaloFinder::scratch_bytes(n_, spans);
+    if (values_end[d] - values_at[d] < need) {
+      scratch[d] = DeviceBuffer<unsigned char>(need);
+      room = scratch[d].data();
+    }
+    finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, room,
+                                              dev.main.get());
+    for (int p : dev.pieces) finders[d]->mark(pieces_[p]->a->col.data(), plan_.blocks[p].nnz());
+    for (int src = 0, k = 0; src < nd; ++src)
+      if (src != d) finders[d]->select(k++, part::owned_columns(plan_, src));
+  }
+  std::vector<ProfileSums> sums(pieces_.size());
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
-    KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // kernels' setup work is complete
+    for (int p : dev->pieces)
+      KSPMV_CUDA_CHECK(cudaMemcpyAsync(&sums[p], at<ProfileSums>(dev->storage, where[p].sums),
+                                       sizeof(ProfileSums), cudaMemcpyDeviceToHost,
+                                       dev->main.get()));
   }
-  timings_.assign(nd, DeviceTimings{});
-}
-
-// Halo: each device finds, on the GPU, the x entries its pieces read from other devices, numbers
-// them after its owned entries (by owner, then column) and renumbers its pieces' columns; each
-// owner gets the positions it sends. The devices work concurrently; halo_setup_ms_ is the host
-// time of the whole step.
-template <class S>
-void MultiDeviceSpmv<S>::setup_halo(const std::vector<part::ColumnRange>& ranges,
-                                    std::vector<DeviceCsr<S>>& uploaded) {
-  const auto start = Clock::now();
-  const int nd = ndevices();
-  std::vector<std::unique_ptr<HaloSetup>> setups;
+  halo_counts_.assign(nd, std::vector<Ordinal>(nd, 0));
   for (int d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    setups.push_back(std::make_unique<HaloSetup>(ranges, d, nd, n_, dev.main.get()));
-    for (int p : dev.pieces) setups[d]->mark(uploaded[p].col.data(), uploaded[p].nnz);
-    setups[d]->number();
-  }
-  for (int d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    HaloSetup& h = *setups[d];
-    h.finish();
-    for (int p : dev.pieces) {
-      h.renumber(uploaded[p].col.data(), uploaded[p].nnz);
-      uploaded[p].n = h.owned() + h.received();
-    }
-    dev.halo = static_cast<std::size_t>(h.received());
-    dev.local_size = std::max<std::size_t>(h.owned() + dev.halo, dev.owned_rows.size());
-    for (int src = 0; src < nd; ++src) {
-      if (src == d || h.received_from(src) == 0) continue;
-      typename Dev::Send s;
-      s.dst = d;
-      s.offset = h.owned() + h.first_received(src);
-      s.count = h.received_from(src);
-      {
-        DeviceGuard owner(devs_[src]->device);
-        s.idx = DeviceBuffer<Ordinal>(s.count);
-        s.buf = DeviceBuffer<S>(s.count);
-      }
-      KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(s.idx.data(), devs_[src]->device, h.positions(src),
-                                           dev.device, s.idx.bytes(), dev.main.get()));
-      devs_[src]->sends.push_back(std::move(s));
-    }
-  }
-  for (int d = 0; d < nd; ++d) {  // the release of their buffers is part of the cost
     DeviceGuard guard(devs_[d]->device);
     devs_[d]->main.synchronize();
-    setups[d].reset();
+    if (!finders[d]) continue;
+    const auto counts = finders[d]->counts();
+    for (int src = 0, k = 0; src < nd; ++src)
+      if (src != d) halo_counts_[d][src] = counts[k++];
   }
-  halo_setup_ms_ = ms_since(start);
+
+  // Halo: one allocation per device for the links of each pair (lists and buffers); the
+  // receiver's list from its finder, the sender's a copy of it.
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    Carve c;
+    std::vector<std::size_t> link_at;
+    for (int e = 0; e < nd; ++e) {
+      if (halo_counts_[d][e] > 0) dev.recvs.push_back({e, halo_counts_[d][e]});
+      if (halo_counts_[e][d] > 0) dev.sends.push_back({e, halo_counts_[e][d]});
+    }
+    for (auto* links : {&dev.recvs, &dev.sends})
+      for (auto& l : *links) {
+        link_at.push_back(c.take<Ordinal>(l.count));
+        link_at.push_back(c.take<S>(l.count));
+      }
+    if (c.size() == 0) continue;
+    DeviceGuard guard(dev.device);
+    dev.exchange = DeviceBuffer<unsigned char>(c.size());
+    std::size_t k = 0;
+    for (auto* links : {&dev.recvs, &dev.sends})
+      for (auto& l : *links) {
+        l.list = at<Ordinal>(dev.exchange, link_at[k++]);
+        l.buf = at<S>(dev.exchange, link_at[k++]);
+      }
+  }
+  for (int d = 0; d < nd; ++d) {
+    if (!finders[d]) continue;
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    for (const auto& r : dev.recvs) {
+      const int k = r.peer < d ? r.peer : r.peer - 1;  // its list among the other devices'
+      finders[d]->copy_list(k, r.list);
+      for (const auto& snd : devs_[r.peer]->sends)
+        if (snd.peer == d)
+          KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(snd.list, devs_[r.peer]->device, r.list, dev.device,
+                                               r.count * sizeof(Ordinal), dev.main.get()));
+    }
+  }
+  for (int d = 0; d < nd; ++d) {  // the lists are copied: the values' room is free again
+    DeviceGuard guard(devs_[d]->device);
+    devs_[d]->main.synchronize();
+    finders[d].reset();
+    scratch[d] = DeviceBuffer<unsigned char>();
+  }
+  double setup_ms = start_ms + ms_since(t_devices);
+
+  t_upload = Clock::now();
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    for (int p : dev->pieces)
+      copy_to_device(at<S>(dev->storage, where[p].val), host.val + plan_.blocks[p].nnz_begin,
+                     plan_.blocks[p].nnz() * sizeof(S));
+  }
+  upload_ms_ += ms_since(t_upload);
+
+  // Kernels, from the row statistics.
+  const auto t_kernels = Clock::now();
+  for (auto& pc : pieces_) {
+    const part::Block& b = pc->block;
+    if (b.rows() == 0) continue;
+    Dev& dev = *devs_[b.device];
+    DeviceGuard guard(dev.device);
+    const std::size_t p = &pc - pieces_.data();
+    DevicePlanInput in{to_profile(sums[p], n_), nullptr};
+    const DeviceOffset* local = pc->a->row_ptr.data();
+    const cudaStream_t s = dev.main.get();
+    in.long_rows = [&in, local, rows = b.rows(), s](Offset threshold, Offset chunk) {
+      return plan_long_rows_on_device(local, rows, threshold, long_row_bound(in.profile, threshold),
+                                      chunk, s);
+    };
+    Kernel k = o.kernel;
+    if (k == Kernel::Auto) {
+      k = analysis::auto_kernel(in.profile.all, sizeof(S));
+      if (!kernel_row<S>(k).make_on_device) k = Kernel::CsrVector;
+    }
+    const KernelRow<S>& row = kernel_row<S>(k);
+    pc->kernel = k;
+    if (row.make_on_device) {
+      pc->spmv = row.make_on_device(pc->a, in);
+      continue;
+    }
+    // An explicit kernel that plans on the host reads a host copy of its piece.
+    std::vector<Offset> ptr(b.rows() + 1);
+    for (Ordinal r = b.row_begin; r <= b.row_end; ++r)
+      ptr[r - b.row_begin] = std::clamp(host.row_ptr[r], b.nnz_begin, b.nnz_end) - b.nnz_begin;
+    const CsrPointers<S> piece{ptr.data(), host.col + b.nnz_begin, host.val + b.nnz_begin, b.rows(),
+                               n_};
+    pc->spmv = row.make(row.uses_device_csr ? pc->a : nullptr, piece);
+  }
+
+  for (int d = 0; d < nd; ++d) {  // the kernels' set-up work is complete
+    DeviceGuard guard(devs_[d]->device);
+    KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  timings_.assign(nd, DeviceTimings{});
+  setup_ms += ms_since(t_kernels);
+  if (candidates.size() == 1)
+    use(candidates.front());
+  else
+    tune(candidates);
+  setup_ms_ = setup_ms;
+  source_.reset();  // the pieces are built: the host matrix is not read again
+}
+
+// The strategy of `mode`, and who waits for whom in it.
+template <class S>
+void MultiDeviceSpmv<S>::use(Exchange mode) {
+  strategy_ = part::make_strategy(plan_, mode);
+  strategy_->set_halo_counts(halo_counts_);
+  const part::ExchangeStrategy& s = *strategy_;
+  const int nd = ndevices();
+  steps_ = Steps();
+  steps_.halo = s.halo(), steps_.partials = s.partials();
+  for (int d = 0; d < nd; ++d) {
+    steps_.x_needed.push_back(s.x_needed(d));
+    steps_.y_needed.push_back(s.y_needed(d));
+    steps_.y_home.push_back(s.y_home(d));
+    steps_.scale_first.push_back(s.scale_first(d));
+  }
+  steps_.before = s.before_kernels();
+  for (std::size_t p = 0; p < pieces_.size(); ++p)
+    steps_.after.push_back(s.after_block(static_cast<int>(p)));
+  steps_.adds = s.at_end();
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    dev.x_from.clear();
+    dev.wait_for.clear();
+    for (int e = 0; e < nd; ++e) {
+      bool sends = steps_.halo && halo_counts_[d][e] > 0;
+      for (const auto& c : steps_.before) sends |= c.src == e && c.dst == d;
+      if (sends && e != d) dev.x_from.push_back(e);
+    }
+    for (std::size_t p = 0; p < pieces_.size(); ++p)
+      for (const auto& c : steps_.after[p])
+        if (c.dst == d) {
+          dev.wait_for.push_back(static_cast<int>(p));
+          break;
+        }
+  }
+}
+
+// Exchange::Auto: the tuner's rule over the candidates, each timed by its slowest device's
+// events on the executor's own vectors.
+template <class S>
+void MultiDeviceSpmv<S>::tune(const std::vector<Exchange>& candidates) {
+  const auto t0 = Clock::now();
+  std::vector<std::string> names;
+  for (Exchange e : candidates) names.push_back(to_string(e));
+  Tuner tuner("exchange", names);
+  staging();
+  const std::vector<S> ones(std::max(m_, n_), S(1));
+  for (int d = 0; d < ndevices(); ++d) {
+    DeviceGuard guard(devs_[d]->device);
+    copy_to_device(hx_->data(d), ones.data(), ones.size() * sizeof(S));
+  }
+  while (!tuner.done()) {
+    use(candidates[tuner.current()]);
+    run(S(1), pointers(*hx_), S(0), pointers(*hy_));
+    double slowest = 0;
+    for (const auto& t : timings()) slowest = std::max(slowest, t.total_ms);
+    tuner.record(slowest);
+  }
+  use(candidates[tuner.best()]);
+  trials_ = tuner.trials();
+  tune_ms_ = ms_since(t0);
 }
 
 template <class S>
 MultiDeviceSpmv<S>::~MultiDeviceSpmv() {
+  for (auto& dev : devs_) on_device_noexcept(dev->device, [&] { dev->main.synchronize(); });
   hx_.reset();
   hy_.reset();
-  for (auto& pc : pieces_) {
-    on_device_noexcept(devs_[0]->device, [&] { pc->recv = DeviceBuffer<S>(); });
-    on_device_noexcept(devs_[pc->block.device]->device, [&] { pc.reset(); });
-  }
+  for (auto& pc : pieces_) on_device_noexcept(devs_[pc->block.device]->device, [&] { pc.reset(); });
   for (auto& dev : devs_) on_device_noexcept(dev->device, [&] { dev.reset(); });
-}
-
-template <class S>
-const std::vector<Ordinal>& MultiDeviceSpmv<S>::owned_rows(int d) const {
-  return devs_.at(d)->owned_rows;
 }
 
 template <class S>
@@ -312,8 +521,8 @@ int MultiDeviceSpmv<S>::device(int d) const {
 }
 
 template <class S>
-std::size_t MultiDeviceSpmv<S>::halo_size(int d) const {
-  return devs_.at(d)->halo;
+cudaStream_t MultiDeviceSpmv<S>::stream(int d) const {
+  return devs_.at(d)->main.get();
 }
 
 template <class S>
@@ -324,97 +533,251 @@ std::vector<Kernel> MultiDeviceSpmv<S>::block_kernels() const {
 }
 
 template <class S>
-std::size_t MultiDeviceSpmv<S>::exchange_bytes() const {
-  std::size_t entries = 0;
-  const std::size_t nd = devs_.size();
-  for (const auto& pc : pieces_) {
-    if (exchange_ == Exchange::AllGather && pc->block.role == Role::Owned)
-      entries += pc->block.rows() * (nd - 1);
-    if (exchange_ == Exchange::Merge && pc->block.device != 0) entries += pc->block.rows();
-  }
-  for (const auto& dev : devs_) entries += dev->halo;
-  return entries * sizeof(S);
-}
-
-template <class S>
-MultiVector<S> MultiDeviceSpmv<S>::make_vector() const {
+DistributedVector<S> MultiDeviceSpmv<S>::make_vector(const void* layout) const {
   std::vector<int> ids;
-  std::vector<std::size_t> sizes;
-  for (const auto& dev : devs_) {
-    ids.push_back(dev->device);
-    sizes.push_back(dev->local_size);
-  }
-  return MultiVector<S>(ids, sizes);
+  const std::size_t len = static_cast<std::size_t>(std::max(m_, n_));
+  for (const auto& dev : devs_) ids.push_back(dev->device);
+  auto storage = std::make_shared<MultiVector<S>>(ids, std::vector<std::size_t>(ids.size(), len));
+  std::vector<typename DistributedVector<S>::Part> parts;
+  for (int d = 0; d < ndevices(); ++d) parts.push_back({ids[d], storage->data(d), len});
+  return DistributedVector<S>(std::move(parts), storage, layout);
 }
 
 template <class S>
-void MultiDeviceSpmv<S>::check_vector(const MultiVector<S>& v, const char* name) const {
-  bool ok = v.ndevices() == ndevices();
+std::vector<S*> MultiDeviceSpmv<S>::pointers(const DistributedVector<S>& v) const {
+  const std::size_t len = static_cast<std::size_t>(std::max(m_, n_));
+  bool ok = v.parts() == ndevices();
   for (int d = 0; ok && d < ndevices(); ++d)
-    ok = v.device(d) == devs_[d]->device && v.size(d) >= devs_[d]->local_size;
-  if (!ok)
-    throw InvalidArgument(std::string("MultiDeviceSpmv: ") + name +
-                          " is not laid out for this executor (use make_vector())");
+    ok = v.part(d).device == devs_[d]->device && v.part(d).size >= len;
+  if (!ok) throw InvalidArgument("MultiDeviceSpmv: a vector not laid out for this executor");
+  std::vector<S*> p;
+  for (int d = 0; d < ndevices(); ++d) p.push_back(v.data(d));
+  return p;
 }
 
 template <class S>
-void MultiDeviceSpmv<S>::upload(const S* host, Ordinal len, MultiVector<S>& v) const {
-  check_vector(v, "the vector");
-  if (len != m_ && len != n_) throw InvalidArgument("MultiDeviceSpmv::upload: wrong length");
-  std::vector<S> owned;
+std::vector<S*> MultiDeviceSpmv<S>::pointers(const MultiVector<S>& v) const {
+  std::vector<S*> p;
+  for (int d = 0; d < v.ndevices(); ++d) p.push_back(v.data(d));
+  return p;
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::staging() {
+  if (hx_) return;
+  std::vector<int> ids;
+  for (const auto& dev : devs_) ids.push_back(dev->device);
+  const std::vector<std::size_t> sizes(ids.size(), static_cast<std::size_t>(std::max(m_, n_)));
+  hx_ = std::make_unique<MultiVector<S>>(ids, sizes);
+  hy_ = std::make_unique<MultiVector<S>>(ids, sizes);
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::put(const S* host, const std::vector<S*>& v,
+                             const std::vector<std::vector<Span>>& spans) const {
   for (int d = 0; d < ndevices(); ++d) {
-    const Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    if (exchange_ != Exchange::Halo) {
-      copy_to_device(v.data(d), host, len * sizeof(S));
-      continue;
-    }
-    // m == n gives owned_cols == owned_rows; otherwise the length says which one.
-    const auto& idx = len == n_ ? dev.owned_cols : dev.owned_rows;
-    owned.resize(idx.size());
-    for (std::size_t k = 0; k < idx.size(); ++k) owned[k] = host[idx[k]];
-    copy_to_device(v.data(d), owned.data(), owned.size() * sizeof(S));
+    DeviceGuard guard(devs_[d]->device);
+    devs_[d]->main.synchronize();  // the vector may be in use there
+    for (const Span& s : spans[d])
+      copy_to_device(v[d] + s.begin, host + s.begin, s.count * sizeof(S));
   }
 }
 
 template <class S>
-void MultiDeviceSpmv<S>::download(const MultiVector<S>& v, Ordinal len, S* host) const {
-  check_vector(v, "the vector");
-  if (exchange_ != Exchange::Halo) {
-    DeviceGuard guard(devs_[0]->device);
-    if (len) KSPMV_CUDA_CHECK(cudaMemcpy(host, v.data(0), len * sizeof(S), cudaMemcpyDeviceToHost));
-    return;
-  }
-  if (len != m_) throw InvalidArgument("MultiDeviceSpmv::download: Halo vectors hold y rows");
-  std::vector<S> owned;
+void MultiDeviceSpmv<S>::upload(const S* host, Ordinal len, const DistributedVector<S>& v) {
+  const auto p = pointers(v);
+  if (len != n_ && len != m_) throw InvalidArgument("MultiDeviceSpmv::upload: wrong length");
+  if (len == n_)
+    put(host, p, steps_.x_needed);
+  else
+    put(host, p, steps_.y_needed);
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::take(const std::vector<S*>& v, S* host) const {
   for (int d = 0; d < ndevices(); ++d) {
-    const Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    owned.resize(dev.owned_rows.size());
-    if (!owned.empty())
+    DeviceGuard guard(devs_[d]->device);
+    devs_[d]->main.synchronize();
+    for (const Span& s : steps_.y_home[d])
       KSPMV_CUDA_CHECK(
-          cudaMemcpy(owned.data(), v.data(d), owned.size() * sizeof(S), cudaMemcpyDeviceToHost));
-    for (std::size_t k = 0; k < owned.size(); ++k) host[dev.owned_rows[k]] = owned[k];
+          cudaMemcpy(host + s.begin, v[d] + s.begin, s.count * sizeof(S), cudaMemcpyDeviceToHost));
   }
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::download(const DistributedVector<S>& v, Ordinal len, S* host) {
+  const auto p = pointers(v);
+  if (len != m_) throw InvalidArgument("MultiDeviceSpmv::download: y has nrows entries");
+  take(p, host);
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::apply(S alpha, const DistributedVector<S>& x, S beta,
+                               const DistributedVector<S>& y) {
+  run(alpha, pointers(x), beta, pointers(y));
 }
 
 template <class S>
 void MultiDeviceSpmv<S>::apply(S alpha, const S* x, S beta, S* y) {
-  if (!hx_) {
-    hx_ = std::make_unique<MultiVector<S>>(make_vector());
-    hy_ = std::make_unique<MultiVector<S>>(make_vector());
+  staging();
+  const auto hx = pointers(*hx_), hy = pointers(*hy_);
+  if (alpha != S(0)) put(x, hx, steps_.x_needed);
+  if (beta != S(0)) put(y, hy, steps_.y_needed);
+  run(alpha, hx, beta, hy);
+  take(hy, y);
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::apply_gathered(S alpha, const S* x, S beta, S* y, cudaStream_t stream) {
+  staging();
+  const auto hx = pointers(*hx_), hy = pointers(*hy_);
+  const int home = devs_[0]->device;
+  {
+    DeviceGuard guard(home);
+    devs_[0]->arrived.record(stream);
   }
-  if (alpha != S(0) && n_ > 0) upload(x, n_, *hx_);
-  if (beta != S(0) && m_ > 0) {
-    if (exchange_ == Exchange::Merge) {  // only device 0 reads y
-      DeviceGuard guard(devs_[0]->device);
-      copy_to_device(hy_->data(0), y, m_ * sizeof(S));
-    } else {
-      upload(y, m_, *hy_);
+  const auto copy_spans = [&](const std::vector<Span>& spans, S* to, int to_dev, const S* from,
+                              int from_dev, cudaStream_t s) {
+    for (const Span& sp : spans)
+      KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(to + sp.begin, to_dev, from + sp.begin, from_dev,
+                                           sp.count * sizeof(S), s));
+  };
+  for (int d = 0; d < ndevices(); ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    wait(dev.main.get(), devs_[0]->arrived);
+    if (alpha != S(0)) copy_spans(steps_.x_needed[d], hx[d], dev.device, x, home, dev.main.get());
+    if (beta != S(0)) copy_spans(steps_.y_needed[d], hy[d], dev.device, y, home, dev.main.get());
+  }
+  run(alpha, hx, beta, hy);
+  for (int d = 0; d < ndevices(); ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    copy_spans(steps_.y_home[d], y, home, hy[d], dev.device, dev.main.get());
+    dev.gathered.record(dev.main.get());
+  }
+  DeviceGuard guard(home);
+  for (const auto& dev : devs_) wait(stream, dev->gathered);
+}
+
+template <class S>
+S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector<S*>& x,
+                              const std::vector<S*>& y) const {
+  switch (b) {
+    case Buffer::X:
+      return x[device];
+    case Buffer::Y:
+      return y[device];
+    case Buffer::Partial:
+      return pieces_[block]->partial;
+    case Buffer::Inbox:
+      return pieces_[block]->inbox;
+  }
+  return nullptr;
+}
+
+// One apply (the steps of the strategy): after every device's earlier work, the rows scaled
+// first, the x copies before the kernels (Halo: gather, copy, scatter); every device's kernels
+// in slot order, each followed by its copies on its stream; the sums at the end.
+template <class S>
+void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
+  const Steps& s = steps_;
+  const int nd = ndevices();
+  const auto peer_copy = [&](const part::Copy& c, cudaStream_t stream) {
+    KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
+                                         devs_[c.dst]->device,
+                                         buffer(c.from, c.src, c.block, x, y) + c.from_offset,
+                                         devs_[c.src]->device, c.count * sizeof(S), stream));
+  };
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    dev->arrived.record(dev->main.get());
+  }
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    for (int e = 0; e < nd; ++e)
+      if (e != d) wait(dev.main.get(), devs_[e]->arrived);
+    dev.start.record(dev.main.get());
+    for (const Span& sp : s.scale_first[d])
+      scale_vector(y[d] + sp.begin, sp.count, beta, dev.main.get());
+  }
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    for (const auto& c : s.before)
+      if (c.src == d) peer_copy(c, dev.main.get());
+    if (s.halo)
+      for (const auto& l : dev.sends) {
+        gather_entries(l.buf, x[d], l.list, l.count, dev.main.get());
+        for (const auto& r : devs_[l.peer]->recvs)
+          if (r.peer == d)
+            KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(r.buf, devs_[l.peer]->device, l.buf, dev.device,
+                                                 l.count * sizeof(S), dev.main.get()));
+      }
+    dev.x_sent.record(dev.main.get());
+  }
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    const cudaStream_t main = dev.main.get();
+    for (int e : dev.x_from) wait(main, devs_[e]->x_sent);
+    if (s.halo)
+      for (const auto& r : dev.recvs) scatter_entries(x[d], r.buf, r.list, r.count, main);
+    dev.kernels_start.record(main);
+    const Event* previous = &dev.kernels_start;
+    for (int p : dev.pieces) {
+      Piece& pc = *pieces_[p];
+      const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
+      wait(slot, *previous);
+      if (pc.spmv) {
+        if (s.partials)
+          pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
+        else
+          pc.spmv->run(alpha, x[d], beta, y[d] + pc.block.row_begin, slot);
+      }
+      pc.done.record(slot);
+      for (const auto& c : s.after[p]) peer_copy(c, slot);
+      pc.sent.record(slot);
+      previous = &pc.done;
     }
   }
-  run(alpha, *hx_, beta, *hy_, true);
-  download(*hy_, m_, y);
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    const cudaStream_t main = dev.main.get();
+    for (int p : dev.pieces) wait(main, pieces_[p]->sent);
+    for (int p : dev.wait_for) wait(main, pieces_[p]->sent);
+    for (const auto& a : s.adds)  // MSREP Alg. 3: split rows get several partials
+      if (a.device == d)
+        add_vector(y[d] + a.offset, buffer(a.from, a.device, a.block, x, y), a.count, main);
+    dev.end.record(main);
+  }
+  pending_ = true;
+}
+
+template <class S>
+const std::vector<DeviceTimings>& MultiDeviceSpmv<S>::timings() {
+  if (!pending_) return timings_;
+  for (std::size_t d = 0; d < devs_.size(); ++d) {
+    const Dev& dev = *devs_[d];
+    dev.end.synchronize();
+    DeviceTimings& t = timings_[d];
+    t.total_ms = dev.end.elapsed_since(dev.start);
+    t.kernel_ms =
+        dev.pieces.empty() ? 0 : pieces_[dev.pieces.back()]->done.elapsed_since(dev.kernels_start);
+    t.exchange_ms = std::max(0.0, t.total_ms - t.kernel_ms);
+  }
+  pending_ = false;
+  return timings_;
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::synchronize() {
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    dev->main.synchronize();
+  }
 }
 
 template <class S>
@@ -423,210 +786,68 @@ void MultiDeviceSpmv<S>::update_values(const S* values) {
     if (!pc->spmv) continue;
     Dev& dev = *devs_[pc->block.device];
     DeviceGuard guard(dev.device);
+    dev.main.synchronize();  // no apply still reads the old values
     // After the copy has landed, the kernel refreshes what it derives (or gathers) on `main`.
-    pc->a->val.upload(values + pc->block.nnz_begin);
+    copy_to_device(pc->a->val.data(), values + pc->block.nnz_begin, pc->block.nnz() * sizeof(S));
     pc->spmv->update_values(pc->a->val.data(), dev.main.get());
   }
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    dev->main.synchronize();
-  }
+  synchronize();
 }
 
 template <class S>
-void MultiDeviceSpmv<S>::apply(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y) {
-  check_vector(x, "x");
-  check_vector(y, "y");
-  run(alpha, x, beta, y, true);
-}
-
-template <class S>
-void MultiDeviceSpmv<S>::apply_local(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y) {
-  if (exchange_ != Exchange::AllGather)
-    throw UnsupportedError("MultiDeviceSpmv::apply_local needs the allgather exchange");
-  check_vector(x, "x");
-  check_vector(y, "y");
-  run(alpha, x, beta, y, false);
-}
-
-// One apply: (Halo) x entries sent to the devices that need them; every device's kernels in
-// slot order; each block's y sent after its kernel (AllGather) or its partial merged on device
-// 0 (Merge, MSREP Alg. 3); the host waits for each device's `end` event.
-template <class S>
-void MultiDeviceSpmv<S>::run(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y,
-                             bool exchange_y) {
-  const std::size_t nd = devs_.size();
-  const bool allgather = exchange_ == Exchange::AllGather, merge = exchange_ == Exchange::Merge;
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    dev->ready.record(cudaStreamLegacy);  // the caller's default-stream work comes first
-    wait(dev->main.get(), dev->ready);
-    dev->start.record(dev->main.get());
+std::vector<double> MultiDeviceSpmv<S>::time_blocks(int runs) {
+  staging();
+  synchronize();
+  const std::vector<S> ones(std::max(m_, n_), S(1));
+  for (int d = 0; d < ndevices(); ++d) {
+    DeviceGuard guard(devs_[d]->device);
+    copy_to_device(hx_->data(d), ones.data(), ones.size() * sizeof(S));
   }
-  if (merge && exchange_y) {  // beta applied once, on device 0 (kernels write partials)
-    DeviceGuard guard(devs_[0]->device);
-    scale_vector(y.data(0), m_, beta, devs_[0]->main.get());
-  }
-  if (exchange_ == Exchange::Halo) {
-    for (std::size_t s = 0; s < nd; ++s) {
-      Dev& src = *devs_[s];
-      DeviceGuard guard(src.device);
-      for (auto& snd : src.sends) {
-        gather_entries(snd.buf.data(), x.data(s), snd.idx.data(), snd.count, src.main.get());
-        KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(x.data(snd.dst) + snd.offset, devs_[snd.dst]->device,
-                                             snd.buf.data(), src.device, snd.count * sizeof(S),
-                                             src.main.get()));
-      }
-      src.shared.record(src.main.get());
+  std::vector<double> ms(pieces_.size(), 0.0);
+  for (std::size_t p = 0; p < pieces_.size(); ++p) {
+    Piece& pc = *pieces_[p];
+    if (!pc.spmv) continue;
+    const int d = pc.block.device;
+    DeviceGuard guard(devs_[d]->device);
+    const cudaStream_t slot = devs_[d]->slots[pc.block.stream_slot].get();
+    S* y = pc.partial ? pc.partial : hy_->data(d) + pc.block.row_begin;
+    Event start, stop;
+    std::vector<double> t;
+    for (int r = 0; r <= runs; ++r) {  // the first is a warm-up
+      start.record(slot);
+      pc.spmv->run(S(1), hx_->data(d), S(0), y, slot);
+      stop.record(slot);
+      stop.synchronize();
+      if (r > 0) t.push_back(stop.elapsed_since(start));
     }
-    for (std::size_t d = 0; d < nd; ++d) {
-      DeviceGuard guard(devs_[d]->device);
-      for (std::size_t s = 0; s < nd; ++s)
-        for (const auto& snd : devs_[s]->sends)
-          if (snd.dst == static_cast<int>(d)) {
-            wait(devs_[d]->main.get(), devs_[s]->shared);
-            break;
-          }
-    }
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    ms[p] = t.empty() ? 0 : t[t.size() / 2];
   }
-  for (std::size_t d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    dev.kernels_start.record(dev.main.get());
-    const Event* previous = &dev.kernels_start;
-    for (int p : dev.pieces) {
-      Piece& pc = *pieces_[p];
-      const cudaStream_t s = dev.slots[pc.block.stream_slot].get();
-      wait(s, *previous);
-      if (pc.spmv) {
-        if (merge)
-          pc.spmv->run(alpha, x.data(d), S(0), pc.partial.data(), s);
-        else
-          pc.spmv->run(alpha, x.data(d), beta, y.data(d) + pc.y_offset, s);
-      }
-      pc.done.record(s);
-      previous = &pc.done;
-      const std::size_t bytes = pc.block.rows() * sizeof(S);
-      if (!exchange_y || bytes == 0) continue;
-      if (allgather && pc.block.role == Role::Owned) {  // Gao et al. 2024 Fig. 2
-        for (std::size_t e = 0; e < nd; ++e)
-          if (e != d)
-            KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(y.data(e) + pc.block.row_begin, devs_[e]->device,
-                                                 y.data(d) + pc.block.row_begin, dev.device, bytes,
-                                                 s));
-      } else if (merge && d != 0) {
-        KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(pc.recv.data(), devs_[0]->device, pc.partial.data(),
-                                             dev.device, bytes, s));
-      }
-      pc.sent.record(s);
-    }
-  }
-  const auto sent_or_done = [&](const Piece& pc) -> const Event& {
-    const bool sends =
-        exchange_y && pc.block.rows() > 0 &&
-        ((allgather && pc.block.role == Role::Owned) || (merge && pc.block.device != 0));
-    return sends ? pc.sent : pc.done;
-  };
-  for (std::size_t d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    const cudaStream_t s = dev.main.get();
-    for (int p : dev.pieces) wait(s, sent_or_done(*pieces_[p]));
-    if (allgather && exchange_y) {  // rows received from the others
-      for (const auto& pc : pieces_)
-        if (pc->block.device != static_cast<int>(d) && pc->block.role == Role::Owned &&
-            pc->block.rows() > 0)
-          wait(s, pc->sent);
-    }
-    if (merge && exchange_y && d == 0) {  // MSREP Alg. 3: split rows get several partials
-      for (const auto& pc : pieces_) {
-        if (pc->block.rows() == 0) continue;
-        wait(s, sent_or_done(*pc));
-        add_vector(y.data(0) + pc->block.row_begin,
-                   pc->block.device == 0 ? pc->partial.data() : pc->recv.data(), pc->block.rows(),
-                   s);
-      }
-    }
-    dev.end.record(s);
-  }
-  for (auto& dev : devs_) dev->end.synchronize();
-  collect_timings();
+  return ms;
 }
 
 template <class S>
-double MultiDeviceSpmv<S>::time_apply(part::ExchangeUse use) {
-  auto x = make_vector(), y = make_vector();
-  const std::vector<S> ones(n_, S(1));
-  upload(ones.data(), n_, x);
-  std::vector<double> ms;
-  for (int i = 0; i <= kAutoExchangeTrials; ++i) {  // the first is a warm-up
-    const auto t0 = Clock::now();
-    run(S(1), x, S(0), y, true);
-    if (use == part::ExchangeUse::Iterative && exchange_ == Exchange::Merge) broadcast(y);
-    if (i > 0) ms.push_back(ms_since(t0));
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
-}
-
-template <class S>
-void MultiDeviceSpmv<S>::collect_timings() {
-  for (std::size_t d = 0; d < devs_.size(); ++d) {
-    const Dev& dev = *devs_[d];
-    DeviceTimings& t = timings_[d];
-    t.total_ms = dev.end.elapsed_since(dev.start);
-    t.kernel_ms =
-        dev.pieces.empty() ? 0 : pieces_[dev.pieces.back()]->done.elapsed_since(dev.kernels_start);
-    t.exchange_ms = std::max(0.0, t.total_ms - t.kernel_ms);
-  }
-}
-
-template <class S>
-void MultiDeviceSpmv<S>::share_owned_rows(MultiVector<S>& v) {
-  if (exchange_ != Exchange::AllGather)
-    throw UnsupportedError("MultiDeviceSpmv::share_owned_rows needs the allgather exchange");
-  check_vector(v, "the vector");
-  const std::size_t nd = devs_.size();
-  for (std::size_t d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    const cudaStream_t s = dev.main.get();
-    dev.ready.record(cudaStreamLegacy);
-    wait(s, dev.ready);
-    for (int p : dev.pieces) {
-      const auto& b = pieces_[p]->block;
-      if (b.role != Role::Owned || b.rows() == 0) continue;
-      for (std::size_t e = 0; e < nd; ++e)
-        if (e != d)
-          KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(v.data(e) + b.row_begin, devs_[e]->device,
-                                               v.data(d) + b.row_begin, dev.device,
-                                               b.rows() * sizeof(S), s));
-    }
-    dev.shared.record(s);
-  }
-  for (auto& dev : devs_) dev->shared.synchronize();
-}
-
-template <class S>
-void MultiDeviceSpmv<S>::broadcast(MultiVector<S>& v) {
-  if (exchange_ == Exchange::Halo)
-    throw UnsupportedError("MultiDeviceSpmv::broadcast: Halo vectors are not replicated");
-  check_vector(v, "the vector");
-  Dev& root = *devs_[0];
-  DeviceGuard guard(root.device);
-  const cudaStream_t s = root.main.get();
-  root.ready.record(cudaStreamLegacy);
-  wait(s, root.ready);
-  const std::size_t bytes = static_cast<std::size_t>(std::max(m_, n_)) * sizeof(S);
-  for (int e = 1; e < ndevices(); ++e)
-    if (bytes)
-      KSPMV_CUDA_CHECK(
-          cudaMemcpyPeerAsync(v.data(e), devs_[e]->device, v.data(0), root.device, bytes, s));
-  root.main.synchronize();
+CgLayout<S> MultiDeviceSpmv<S>::cg_layout(const void* layout) {
+  if (!strategy_->iterates_in_place())
+    throw UnsupportedError(std::string("cg: the ") + to_string(exchange()) +
+                           " exchange does not leave y where the next x is needed");
+  CgLayout<S> l;
+  l.reduce = !strategy_->replicated();
+  const std::vector<Span> every = m_ > 0 ? std::vector<Span>{{0, m_}} : std::vector<Span>{};
+  for (int d = 0; d < ndevices(); ++d)
+    l.parts.push_back(
+        {devs_[d]->device, devs_[d]->main.get(), l.reduce ? strategy_->y_home(d) : every});
+  l.x = make_vector(layout), l.r = make_vector(layout), l.p = make_vector(layout);
+  l.q = make_vector(layout);
+  l.upload = [this](const S* host, const DistributedVector<S>& v) { upload(host, n_, v); };
+  l.download = [this](const DistributedVector<S>& v, S* host) { download(v, m_, host); };
+  return l;
 }
 
 template class MultiVector<float>;
 template class MultiVector<double>;
+template class MatrixSource<float>;
+template class MatrixSource<double>;
 template class MultiDeviceSpmv<float>;
 template class MultiDeviceSpmv<double>;
 

@@ -1,14 +1,22 @@
 // Multi-GPU SpMV executor: runs a part::PartitionPlan on several CUDA devices from one host
-// thread, asynchronously (Gao et al. 2024 §3, Fig. 2; MSREP Alg. 2/3). It follows the data
-// layout and exchange logic of the host emulation (backends/host/multi_device.hpp) step by step.
+// thread, asynchronously (Gao et al. 2024 §3, Fig. 2; MSREP Alg. 2/3), carrying out the steps
+// of a part::ExchangeStrategy, as the host emulation (backends/host/multi_device.hpp) does.
+//
+// Set-up: each device makes one allocation for what it keeps (its pieces, Merge's partials) and
+// the pieces' column indices and values are copied from the host into it (upload_ms); the rest
+// runs on the devices (setup_ms): each piece's 32-bit row pointer is narrowed from the matrix's
+// 64-bit one and its row statistics are gathered in the same pass (row_profile.hpp), its kernel
+// is chosen and planned from them, and the Halo lists are found there (halo_lists.hpp), in the
+// room of the values before they arrive. Only the Halo links (sized by what was found) take a
+// second, small allocation. No pass over the rows or the non-zeros runs on the host.
 //
 // Per plan device: one stream per stream slot (2NZ: first/second half; LRA: short, long; LRA+RC:
-// a third for the redundant block) and a `main` stream for uploads, halo sends and merges. The
-// slots' kernels run in slot order (the next slot waits on an event after the previous kernel),
-// and each block's sends follow its kernel on its own stream, so a block's transfer overlaps the
-// next block's kernel. Transfers are cudaMemcpyPeerAsync: direct where peer access is enabled
-// (cudaDeviceCanAccessPeer / cudaDeviceEnablePeerAccess, done at construction), staged through
-// host memory by the driver where not. The receivers wait on events recorded after the copies.
+// a third for the redundant block) and a `main` stream for the exchange's steps before and after
+// the kernels. The slots' kernels run in slot order (the next slot waits on an event after the
+// previous kernel), and each block's copies follow its kernel on its own stream, so a block's
+// transfer overlaps the next block's kernel. Transfers are cudaMemcpyPeerAsync: direct where peer
+// access is enabled (done at construction), staged through host memory by the driver where not.
+// Every apply starts after the previous one has ended on every device.
 //
 // The same CUDA device may be listed several times: each entry is then its own "virtual device"
 // with its own buffers and streams, and the exchanges run as device-local copies (this is how a
@@ -20,17 +28,17 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/device_spmv.hpp"
 #include "backends/cuda/memory.hpp"
+#include "kspmv/analysis/row_stats.hpp"
 #include "kspmv/core/operator_impl.hpp"
 #include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
 
 namespace kspmv::cuda {
 
-// One device buffer per plan device. Replicated vectors (AllGather, Merge) hold max(m, n)
-// entries everywhere; Halo vectors hold each device's owned entries (increasing global index)
-// followed by room for the x entries it receives (MultiDeviceSpmv::local_size).
+// One device buffer per plan device: the storage behind the executor's DistributedVectors.
 template <class S>
 class MultiVector {
  public:
@@ -38,12 +46,8 @@ class MultiVector {
   // sizes[d] entries on CUDA device devices[d].
   MultiVector(const std::vector<int>& devices, const std::vector<std::size_t>& sizes);
   ~MultiVector();  // frees each buffer with its device current
-  MultiVector(MultiVector&&) noexcept = default;
-  MultiVector& operator=(MultiVector&& o) noexcept {
-    std::swap(devices_, o.devices_);
-    std::swap(bufs_, o.bufs_);
-    return *this;
-  }
+  MultiVector(const MultiVector&) = delete;
+  MultiVector& operator=(const MultiVector&) = delete;
   int ndevices() const { return static_cast<int>(bufs_.size()); }
   int device(int d) const { return devices_[d]; }
   S* data(int d) const { return bufs_[d].data(); }
@@ -54,24 +58,46 @@ class MultiVector {
   std::vector<DeviceBuffer<S>> bufs_;
 };
 
+// The matrix as executors read it: the host CSR, and its 64-bit row pointer copied once to one
+// CUDA device, where the row statistics that feed LRA are computed (once) and from which the
+// pieces on that device narrow their own row pointers. The executors the LRA tuner builds share
+// it. The host arrays must outlive it.
+template <class S>
+class MatrixSource {
+ public:
+  MatrixSource(const CsrPointers<S>& host, int device);
+  ~MatrixSource();
+  MatrixSource(const MatrixSource&) = delete;
+  MatrixSource& operator=(const MatrixSource&) = delete;
+  const CsrPointers<S>& host() const { return host_; }
+  // New host values (the same pattern): what executors built later upload.
+  void set_values(const S* values) { host_.val = values; }
+  int device() const { return device_; }
+  const Offset* device_row_ptr() const { return row_ptr_.data(); }
+  // The whole matrix's row statistics, computed on the device by the first call (which waits).
+  const analysis::RowStats& stats();
+  double upload_ms() const { return upload_ms_; }  // the row pointer's copy
+  double stats_ms() const { return stats_ms_; }
+
+ private:
+  CsrPointers<S> host_;
+  int device_;
+  DeviceBuffer<Offset> row_ptr_;
+  bool have_stats_ = false;
+  analysis::RowStats stats_;
+  double upload_ms_ = 0, stats_ms_ = 0;
+};
+
 struct MultiDeviceOptions {
   part::Exchange exchange = part::Exchange::AllGather;
   // devices[d] is the CUDA device of plan device d (plan.ndevices entries; repeats allowed).
   std::vector<int> devices = {0};
-  // Single-GPU kernel of every block; Auto picks per block from its row statistics
-  // (analysis::auto_kernel). FullOverlap (streamed matrix) is not supported here.
+  // Single-GPU kernel of every block. Auto picks per block from its row statistics
+  // (analysis::auto_kernel) among the kernels planned from the device's profile (the registry's
+  // make_on_device: CSR-Vector for the others). An explicit kernel without that factory reads a
+  // host copy of its piece. FullOverlap (streamed matrix) is not supported.
   Kernel kernel = Kernel::Auto;
-  // Exchange::Auto: what the candidates are timed on (see exchange_trials()).
-  part::ExchangeUse use = part::ExchangeUse::Iterative;
 };
-
-// Exchange::Auto: the median milliseconds (host clock, kAutoExchangeTrials after one warm-up)
-// of one candidate's apply on device vectors, plus its broadcast of y for Merge in iterative use.
-struct ExchangeTrial {
-  part::Exchange exchange;
-  double ms;
-};
-inline constexpr int kAutoExchangeTrials = 5;
 
 // Milliseconds of the last apply on one plan device (kspmv/core/operator_impl.hpp).
 using kspmv::DeviceTimings;
@@ -79,96 +105,114 @@ using kspmv::DeviceTimings;
 template <class S>
 class MultiDeviceSpmv {
  public:
-  // Uploads one local CSR piece per block to its device (local row_ptr = row_ptr - nnz_begin,
-  // MSREP Alg. 2; pCOO runs as the same non-zero ranges in CSR) and builds its kernel; for Halo
-  // computes once which x entries each device receives from which owner. Exchange::Auto first
-  // builds and times, one at a time, an executor for every exchange that applies to the scheme
-  // (part::exchange_candidates) and keeps the fastest. Throws InvalidArgument
-  // for a plan made for another matrix or a devices list of the wrong length / unknown ids, and
-  // UnsupportedError for an exchange that does not apply to the scheme, for pCSC and for
-  // Kernel::FullOverlap.
+  // Builds one piece per block (local row_ptr = row_ptr - nnz_begin, MSREP Alg. 2; pCOO runs as
+  // the same non-zero ranges in CSR; columns stay global) and its kernel; for Halo finds which x
+  // entries each device receives. Exchange::Auto builds the pieces once and times each exchange
+  // that applies (part::exchange_candidates) on them by the tuner's rule (core/tuner.hpp), then
+  // keeps the fastest. Throws InvalidArgument for a plan made for another matrix or a devices
+  // list of the wrong length / unknown ids, and UnsupportedError for an exchange that does not
+  // apply to the scheme, for pCSC and for Kernel::FullOverlap.
+  MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source, const part::PartitionPlan& plan,
+                  const MultiDeviceOptions& options);
   MultiDeviceSpmv(const CsrPointers<S>& host, const part::PartitionPlan& plan,
                   const MultiDeviceOptions& options);
   ~MultiDeviceSpmv();
   MultiDeviceSpmv(const MultiDeviceSpmv&) = delete;
   MultiDeviceSpmv& operator=(const MultiDeviceSpmv&) = delete;
 
-  // y = alpha*A*x + beta*y with host vectors (x: ncols, y: nrows); returns when y is written.
+  // Vectors in the exchange's layout (partitioners/exchange.hpp: max(m, n) entries per device at
+  // global positions), tagged `layout`; contents unspecified.
+  DistributedVector<S> make_vector(const void* layout) const;
+  // `len` host entries (ncols: x, or nrows when it differs: y) into the entries each device
+  // holds (ExchangeStrategy::x_needed / y_needed), and y (nrows) back from the devices that hold
+  // it (y_home). Both return when done.
+  void upload(const S* host, Ordinal len, const DistributedVector<S>& v);
+  void download(const DistributedVector<S>& v, Ordinal len, S* host);
+  // y = alpha*A*x + beta*y on vectors of make_vector, enqueued on each device's main stream after
+  // the work there; returns at once.
+  void apply(S alpha, const DistributedVector<S>& x, S beta, const DistributedVector<S>& y);
+  // The same with host vectors (x: ncols, y: nrows); returns when y is written.
   void apply(S alpha, const S* x, S beta, S* y);
+  // The same with whole vectors in the memory of devices[0], ordered after `stream` and `stream`
+  // after it: x copied out to the devices, y gathered back; no host synchronization.
+  void apply_gathered(S alpha, const S* x, S beta, S* y, cudaStream_t stream);
 
   // New values of the same pattern: nnz host values in the CSR order of the matrix. Each piece
-  // takes its non-zero range into its device CSR and its kernel refreshes from there; the plan,
-  // the exchange, the halo lists and the kernels' plans are kept. Returns when every device
-  // holds them; applies already returned have completed, so none reads the old values.
+  // takes its non-zero range and its kernel refreshes from there; the plan, the exchange and the
+  // kernels' plans are kept. Returns when every device holds them.
   void update_values(const S* values);
-
-  // The same on device vectors from make_vector(); returns when the exchange is complete. Work
-  // previously enqueued on the devices' legacy default streams is ordered before it.
-  // AllGather: x replicated, every device ends with the whole y. Merge: x replicated, device 0
-  // ends with the whole y (the others' y is left unspecified; broadcast() replicates it). Halo:
-  // x and y in the owned layout; each device ends with its owned rows of y.
-  void apply(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y);
-  // AllGather only: the kernels without the y exchange (each device's own rows of y are
-  // written), and the exchange alone: every device sends its owned rows of v to the others.
-  // CG(comp) sends x this way before each SpMV (Gao et al. 2024 §5.3).
-  void apply_local(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y);
-  void share_owned_rows(MultiVector<S>& v);
-  // Copies device 0's first max(m, n) entries of v to every other device (Merge, iterative use).
-  void broadcast(MultiVector<S>& v);
-
-  // A vector laid out for this exchange (see MultiVector); contents uninitialized.
-  MultiVector<S> make_vector() const;
-  // Host <-> device for vectors of make_vector(): a full-length host vector (nrows or ncols
-  // entries, `len`) to every replica or to each device's owned entries, and back (from device 0,
-  // or gathered from each device's owned rows).
-  void upload(const S* host, Ordinal len, MultiVector<S>& v) const;
-  void download(const MultiVector<S>& v, Ordinal len, S* host) const;
+  void synchronize();
 
   int ndevices() const { return static_cast<int>(devs_.size()); }
-  int device(int d) const;  // the CUDA device of plan device d
-  part::Exchange exchange() const { return exchange_; }
+  int device(int d) const;           // the CUDA device of plan device d
+  cudaStream_t stream(int d) const;  // its main stream
+  const part::ExchangeStrategy& strategy() const { return *strategy_; }
+  part::Exchange exchange() const { return strategy_->mode(); }
   const part::PartitionPlan& plan() const { return plan_; }
-  // Per plan device: the global rows it owns (Halo: in local order; otherwise the rows of its
-  // Owned blocks) and, for Halo, the number of x entries it receives per apply.
-  const std::vector<Ordinal>& owned_rows(int d) const;
-  std::size_t halo_size(int d) const;
   // The kernel of each block, in plan order (Auto resolved).
   std::vector<Kernel> block_kernels() const;
-  const std::vector<DeviceTimings>& timings() const { return timings_; }
-  // Host milliseconds of the constructor's halo setup (Halo): finding on the devices the x
-  // entries each receives, the positions each owner sends, and the pieces' local columns.
-  double halo_setup_ms() const { return halo_setup_ms_; }
-  // Exchange::Auto: every candidate's time (empty for an explicit exchange).
-  const std::vector<ExchangeTrial>& exchange_trials() const { return trials_; }
   // Bytes one apply sends between devices, summed over devices.
-  std::size_t exchange_bytes() const;
+  std::size_t exchange_bytes() const { return strategy_->bytes(sizeof(S)); }
+  // The last apply's times per plan device (waits for it).
+  const std::vector<DeviceTimings>& timings();
+  // Each block's kernel alone on its device (plan order): median of `runs` event-timed runs
+  // after one warm-up, one block at a time.
+  std::vector<double> time_blocks(int runs);
+  // Construction: host -> device copies of the matrix (its allocation included), the rest of
+  // the set-up, and the Auto exchange's timing with what it tried and kept.
+  double upload_ms() const { return upload_ms_; }
+  double setup_ms() const { return setup_ms_; }
+  double tune_ms() const { return tune_ms_; }
+  const std::vector<TuneTrial>& trials() const { return trials_; }
+  // CG's vectors in this layout (valid while the executor lives): each device's part of x, r,
+  // p, q with the rows its operations cover (every row where y is replicated, else y_home),
+  // tagged `layout`. The strategy must iterate in place (ExchangeStrategy::iterates_in_place).
+  CgLayout<S> cg_layout(const void* layout);
 
  private:
   struct Dev;
   struct Piece;
-  void run(S alpha, const MultiVector<S>& x, S beta, MultiVector<S>& y, bool exchange_y);
-  void check_vector(const MultiVector<S>& v, const char* name) const;
-  void collect_timings();
-  // Halo: the receive and send lists and the local columns of `uploaded` (plan order), from
-  // the plan's part::halo_column_ranges.
-  void setup_halo(const std::vector<part::ColumnRange>& ranges,
-                  std::vector<DeviceCsr<S>>& uploaded);
-  // Median host milliseconds of kAutoExchangeTrials applies for `use` (Exchange::Auto).
-  double time_apply(part::ExchangeUse use);
+  void build(const MultiDeviceOptions& o);
+  void use(part::Exchange mode);
+  void tune(const std::vector<part::Exchange>& candidates);
+  // One apply on per-device vector pointers.
+  void run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
+  S* buffer(part::Buffer b, int device, int block, const std::vector<S*>& x,
+            const std::vector<S*>& y) const;
+  // Host entries into spans[d] of each device's vector, after its work.
+  void put(const S* host, const std::vector<S*>& v,
+           const std::vector<std::vector<part::Span>>& spans) const;
+  void take(const std::vector<S*>& v, S* host) const;  // y_home of each device, after its work
+  void staging();                                      // hx_, hy_ on first use
+  std::vector<S*> pointers(const DistributedVector<S>& v) const;
+  std::vector<S*> pointers(const MultiVector<S>& v) const;
 
+  std::shared_ptr<MatrixSource<S>> source_;
   part::PartitionPlan plan_;
-  part::Exchange exchange_;
   Ordinal m_ = 0, n_ = 0;
+  std::unique_ptr<part::ExchangeStrategy> strategy_;
+  // Its layout and steps, listed once by use(): an apply allocates nothing.
+  struct Steps {
+    bool halo = false, partials = false;
+    std::vector<std::vector<part::Span>> x_needed, y_needed, y_home, scale_first;  // per device
+    std::vector<part::Copy> before;
+    std::vector<std::vector<part::Copy>> after;  // per block
+    std::vector<part::Add> adds;
+  } steps_;
+  std::vector<std::vector<Ordinal>> halo_counts_;  // [dst][src]
   std::vector<std::unique_ptr<Dev>> devs_;
   std::vector<std::unique_ptr<Piece>> pieces_;  // plan order
-  std::unique_ptr<MultiVector<S>> hx_, hy_;     // staging of the host-vector apply
+  std::unique_ptr<MultiVector<S>> hx_, hy_;     // staging of host and gathered applies
   std::vector<DeviceTimings> timings_;
-  double halo_setup_ms_ = 0;
-  std::vector<ExchangeTrial> trials_;
+  bool pending_ = false;  // the last apply's times are not collected yet
+  double upload_ms_ = 0, setup_ms_ = 0, tune_ms_ = 0;
+  std::vector<TuneTrial> trials_;
 };
 
 extern template class MultiVector<float>;
 extern template class MultiVector<double>;
+extern template class MatrixSource<float>;
+extern template class MatrixSource<double>;
 extern template class MultiDeviceSpmv<float>;
 extern template class MultiDeviceSpmv<double>;
 

@@ -1,6 +1,7 @@
 // Kernels shared by CSR-Partial-Overlap and CSR-Full-Overlap (Zeng & Zou 2023): the batch kernel
-// (Alg. 4-6: two shared-memory stages filled by cuda::memcpy_async while the block computes the
-// other one, a vector of 1..32 threads per row chosen per batch). Long rows (Alg. 9) go to the
+// (Alg. 4-6: two shared-memory stages filled by asynchronous copies, the paper's memcpy_async
+// pipeline as cp.async commit groups, while the block computes the other one, a vector of 1..32
+// threads per row chosen per batch). Long rows (Alg. 9) go to the
 // shared long-row path (long_rows.hpp), which spreads one row over many warps.
 #pragma once
 
@@ -14,27 +15,30 @@
 
 namespace kspmv::cuda::overlap {
 
-// A BatchInfo with device offsets.
+// A BatchInfo with device offsets: O is the offset type of the matrix the batches index
+// (DeviceOffset or Offset, DeviceCsr::wide; the streamed ring's slots always take DeviceOffset).
+template <class O>
 struct DeviceBatch {
   Ordinal row_begin, row_end;
-  DeviceOffset nnz_begin, nnz_end;
+  O nnz_begin, nnz_end;
   int vector_size;
 };
 
-// Narrows batches whose offsets fit in DeviceOffset (the caller checked nnz < 2^31).
-std::vector<DeviceBatch> device_batches(const std::vector<BatchInfo>& batches);
+// The batches with their offsets as O (the caller checked that they fit).
+template <class O>
+std::vector<DeviceBatch<O>> device_batches(const std::vector<BatchInfo>& batches);
 
 // Where the kernels read the matrix: row_ptr[i] for every row i they run, col[k] and val[k] for
 // their non-zeros k in [0, nnz).
-template <class S>
+template <class S, class O>
 struct MatrixRefs {
-  const DeviceOffset* row_ptr;
+  const O* row_ptr;
   const Ordinal* col;
   const S* val;
-  DeviceOffset nnz;
+  O nnz;
 };
 
-template <class S>
+template <class S, class O>
 class Kernels {
  public:
   // Sizes the two shared-memory stages for batches of at most max_batch_size non-zeros on the
@@ -42,7 +46,7 @@ class Kernels {
   explicit Kernels(Offset max_batch_size);
 
   // Alg. 4: runs batches[0, count) (device array) with y = alpha*A*x + beta*y on their rows.
-  void run_batches(const DeviceBatch* batches, int count, const MatrixRefs<S>& a, S alpha,
+  void run_batches(const DeviceBatch<O>* batches, int count, const MatrixRefs<S, O>& a, S alpha,
                    const S* x, S beta, S* y, cudaStream_t stream) const;
   std::size_t shared_bytes() const { return shared_bytes_; }
 

@@ -1,5 +1,5 @@
 // CSR-Partial-Overlap (Zeng & Zou 2023, Sec. 4.1, 4.3): batches of the resident CSR staged
-// through shared memory by cuda::memcpy_async, long rows one block each.
+// through shared memory by asynchronous copies (cp.async), long rows one block each.
 #pragma once
 
 #include <memory>

@@ -5,8 +5,9 @@
 
 namespace kspmv::cuda {
 
-// The last index i < n with v[i] <= x, for non-decreasing v with v[0] <= x.
-__device__ inline Ordinal last_at_most(const Ordinal* __restrict__ v, Ordinal n, long long x) {
+// The last index i < n with v[i] <= x, for non-decreasing v with v[0] <= x (v of 32 or 64 bits).
+template <class T>
+__device__ inline Ordinal last_at_most(const T* __restrict__ v, Ordinal n, long long x) {
   Ordinal lo = 0, hi = n;  // v[lo] <= x < v[hi] (v[n] taken as infinite)
   while (hi - lo > 1) {
     const Ordinal mid = lo + (hi - lo) / 2;

@@ -7,7 +7,6 @@
 // in parallel. Every y row is written
 // once, by one of the two kernels (plan: seg_tile_plan).
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -42,11 +41,11 @@ __device__ __forceinline__ S y_update(S alpha, S sum, S beta, const S* y) {
   return beta == S(0) ? ax : ax + beta * *y;
 }
 
-template <class S, bool kTree>
+template <class S, class O, bool kTree>
 __global__ void __launch_bounds__(kBlock)
     seg_tile_kernel(const Ordinal* __restrict__ col, const S* __restrict__ val,
-                    long long padded_nnz, const DeviceOffset* __restrict__ row_seg_ptr,
-                    const Ordinal* __restrict__ own_begin, DeviceOffset segments, int log2_len,
+                    long long padded_nnz, const O* __restrict__ row_seg_ptr,
+                    const Ordinal* __restrict__ own_begin, long long segments, int log2_len,
                     const S* __restrict__ x, S alpha, S beta, S* __restrict__ y,
                     S* __restrict__ head, S* __restrict__ tail) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -175,9 +174,9 @@ __global__ void __launch_bounds__(kBlock)
 // p - row_seg_ptr[i] * L, or padding (left 0) past the row's length. A thread per padded entry;
 // the row is searched among those of p's tile: from the one before the first the tile owns (it
 // may reach into the tile) to the last it owns.
-template <class S>
+template <class S, class O>
 __global__ void seg_refresh_kernel(const Offset* __restrict__ row_ptr,
-                                   const DeviceOffset* __restrict__ row_seg_ptr,
+                                   const O* __restrict__ row_seg_ptr,
                                    const Ordinal* __restrict__ own_begin, long long padded_nnz,
                                    int log2_len, const S* __restrict__ values,
                                    S* __restrict__ val) {
@@ -192,24 +191,19 @@ __global__ void seg_refresh_kernel(const Offset* __restrict__ row_ptr,
   }
 }
 
-template <class S>
+// O: the type of the segment pointers (DeviceOffset when the segments fit, else Offset).
+template <class S, class O>
 class SegSpmv final : public DeviceSpmv<S> {
  public:
-  SegSpmv(const CsrPointers<S>& a, bool tree, int seg_length) : tree_(tree), m_(a.m) {
-    if (seg_length == 0)
-      seg_length = seg_length_min_traffic(a.row_ptr, a.m, int(sizeof(S) + sizeof(Ordinal)));
-    const SegSizes sizes = seg_sizes(a.row_ptr, a.m, seg_length);
-    if (sizes.segments > std::numeric_limits<DeviceOffset>::max()) {
-      throw UnsupportedError("segmented layout has " + std::to_string(sizes.segments) +
-                             " segments; device segment pointers are 32-bit");
-    }
+  SegSpmv(const CsrPointers<S>& a, bool tree, int seg_length, const SegSizes& sizes)
+      : tree_(tree), m_(a.m) {
     while ((1 << log2_len_) < seg_length) ++log2_len_;
-    segments_ = static_cast<DeviceOffset>(sizes.segments);
+    segments_ = sizes.segments;
     padded_nnz_ = sizes.padded_nnz;
 
     std::vector<Offset> rsp(std::size_t(a.m) + 1);
     seg_row_pointers(a.row_ptr, a.m, seg_length, rsp.data());
-    row_seg_ptr_ = upload_vector(std::vector<DeviceOffset>(rsp.begin(), rsp.end()));
+    row_seg_ptr_ = upload_vector(std::vector<O>(rsp.begin(), rsp.end()));
     const SegTilePlan plan = seg_tile_plan(rsp.data(), a.m, kTile >> log2_len_);
     tiles_ = plan.tiles;
     own_begin_ = upload_vector(plan.own_begin);
@@ -232,11 +226,11 @@ class SegSpmv final : public DeviceSpmv<S> {
     if (alpha == S(0) || segments_ == 0) return scale_vector(y, m_, beta, stream);
     const std::size_t smem = shared_entries(log2_len_) * sizeof(S);
     if (tree_) {
-      seg_tile_kernel<S, true><<<tiles_, kBlock, smem, stream>>>(
+      seg_tile_kernel<S, O, true><<<tiles_, kBlock, smem, stream>>>(
           col_.data(), val_.data(), padded_nnz_, row_seg_ptr_.data(), own_begin_.data(), segments_,
           log2_len_, x, alpha, beta, y, head_.data(), tail_.data());
     } else {
-      seg_tile_kernel<S, false><<<tiles_, kBlock, smem, stream>>>(
+      seg_tile_kernel<S, O, false><<<tiles_, kBlock, smem, stream>>>(
           col_.data(), val_.data(), padded_nnz_, row_seg_ptr_.data(), own_begin_.data(), segments_,
           log2_len_, x, alpha, beta, y, head_.data(), tail_.data());
     }
@@ -255,7 +249,7 @@ class SegSpmv final : public DeviceSpmv<S> {
       row_ptr_host_ = std::vector<Offset>();
     }
     const long long blocks = std::min<long long>((padded_nnz_ + kBlock - 1) / kBlock, 1 << 20);
-    seg_refresh_kernel<S><<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
+    seg_refresh_kernel<S, O><<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
         row_ptr_.data(), row_seg_ptr_.data(), own_begin_.data(), padded_nnz_, log2_len_, values,
         val_.data());
     check_launch("seg_refresh_kernel");
@@ -318,12 +312,12 @@ class SegSpmv final : public DeviceSpmv<S> {
   bool tree_;
   Ordinal m_;
   int log2_len_ = 0;
-  DeviceOffset segments_ = 0;
+  long long segments_ = 0;
   long long padded_nnz_ = 0;
   Ordinal tiles_ = 0;
   DeviceBuffer<Ordinal> col_;
   DeviceBuffer<S> val_;
-  DeviceBuffer<DeviceOffset> row_seg_ptr_;
+  DeviceBuffer<O> row_seg_ptr_;
   DeviceBuffer<Ordinal> own_begin_;
   DeviceSpans spans_[2];
   DeviceBuffer<S> head_, tail_;
@@ -335,11 +329,18 @@ class SegSpmv final : public DeviceSpmv<S> {
 
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_seg(const CsrPointers<Scalar>& host, bool tree_reduce,
-                                             int seg_length) {
-  return std::make_unique<SegSpmv<Scalar>>(host, tree_reduce, seg_length);
+                                             int seg_length, bool wide) {
+  if (seg_length == 0)
+    seg_length =
+        seg_length_min_traffic(host.row_ptr, host.m, int(sizeof(Scalar) + sizeof(Ordinal)));
+  const SegSizes sizes = seg_sizes(host.row_ptr, host.m, seg_length);
+  return with_offset_type(
+      wide || !narrow_offsets(sizes.segments), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {
+        return std::make_unique<SegSpmv<Scalar, decltype(o)>>(host, tree_reduce, seg_length, sizes);
+      });
 }
 
-template std::unique_ptr<DeviceSpmv<float>> make_seg(const CsrPointers<float>&, bool, int);
-template std::unique_ptr<DeviceSpmv<double>> make_seg(const CsrPointers<double>&, bool, int);
+template std::unique_ptr<DeviceSpmv<float>> make_seg(const CsrPointers<float>&, bool, int, bool);
+template std::unique_ptr<DeviceSpmv<double>> make_seg(const CsrPointers<double>&, bool, int, bool);
 
 }  // namespace kspmv::cuda

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
@@ -21,12 +22,12 @@ constexpr int kBlock = 256;
 // Paper 4 Alg. 5/6 for K vectors: V lanes per row, strided over the row, each (column, value)
 // read once and applied to the K columns of X, K shuffle reductions. Rows longer than
 // `long_threshold` are skipped (the long-row path writes them); every lane still reaches the
-// shuffles so the full-mask reductions are valid. Entry indices are 64-bit so that begin + lane
-// and the stride cannot overflow near 2^31 non-zeros.
-template <int V, int K, class S>
+// shuffles so the full-mask reductions are valid. The row pointer is O (the matrix's 32 or 64
+// bits); entry indices are 64-bit so that begin + lane and the stride cannot overflow near 2^31.
+template <int V, int K, class O, class S>
 __global__ void __launch_bounds__(kBlock)
-    csr_spmm_kernel(const DeviceOffset* __restrict__ row_ptr, const Ordinal* __restrict__ col,
-                    const S* __restrict__ val, Ordinal m, DeviceOffset long_threshold, S alpha,
+    csr_spmm_kernel(const O* __restrict__ row_ptr, const Ordinal* __restrict__ col,
+                    const S* __restrict__ val, Ordinal m, long long long_threshold, S alpha,
                     const S* __restrict__ x, std::size_t ldx, S beta, S* __restrict__ y,
                     std::size_t ldy) {
   const long long thread = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x;
@@ -78,8 +79,8 @@ void check_arguments(Ordinal m, Ordinal n, S alpha, const S* x, std::size_t ldx,
 
 // Y = alpha*A*X + beta*Y in passes of at most kMaxVectorsPerPass columns; rows longer than
 // `threshold` go to `long_rows` (null: no row is that long).
-template <class S>
-void enqueue(const CsrPointers<S, DeviceOffset>& a, int lanes, DeviceOffset threshold,
+template <class S, class O>
+void enqueue(const CsrPointers<S, O>& a, int lanes, long long threshold,
              const LongRowPath<S>* long_rows, S alpha, const S* x, std::size_t ldx, S beta, S* y,
              std::size_t ldy, int k, cudaStream_t stream) {
   if (a.m == 0 || k == 0) return;
@@ -95,35 +96,34 @@ void enqueue(const CsrPointers<S, DeviceOffset>& a, int lanes, DeviceOffset thre
     S* yc = y + c0 * ldy;
     with_lanes(lanes, [&](auto v) {
       with_count<kMaxVectorsPerPass>(width, [&](auto w) {
-        csr_spmm_kernel<decltype(v)::value, decltype(w)::value, S><<<blocks, kBlock, 0, stream>>>(
-            a.row_ptr, a.col, a.val, a.m, threshold, alpha, xc, ldx, beta, yc, ldy);
+        csr_spmm_kernel<decltype(v)::value, decltype(w)::value, O, S>
+            <<<blocks, kBlock, 0, stream>>>(a.row_ptr, a.col, a.val, a.m, threshold, alpha, xc, ldx,
+                                            beta, yc, ldy);
       });
     });
     check_launch("csr_spmm_kernel");
-    if (long_rows) long_rows->run(a, alpha, xc, ldx, beta, yc, ldy, width, stream);
+    if (long_rows) long_rows->run(a.col, a.val, alpha, xc, ldx, beta, yc, ldy, width, stream);
   }
 }
 
-// a's row pointer, widened on the host (synchronous copy).
+// a's row pointer on the host (synchronous copy).
 template <class S>
 std::vector<Offset> host_row_ptr(const DeviceCsr<S>* a) {
   if (!a) throw InvalidArgument("CsrSpmm: null matrix");
-  std::vector<DeviceOffset> narrow(static_cast<std::size_t>(a->m) + 1);
-  a->row_ptr.download(narrow.data(), narrow.size());
-  return std::vector<Offset>(narrow.begin(), narrow.end());
+  return download_row_ptr(*a);
 }
 
 }  // namespace
 
-template <class S>
-void csr_spmm(const CsrPointers<S, DeviceOffset>& a, S alpha, const S* x, std::size_t ldx, S beta,
-              S* y, std::size_t ldy, int k, cudaStream_t stream, int lanes) {
+template <class S, class O>
+void csr_spmm(const CsrPointers<S, O>& a, S alpha, const S* x, std::size_t ldx, S beta, S* y,
+              std::size_t ldy, int k, cudaStream_t stream, int lanes) {
   if (!valid_lanes(lanes))
     throw InvalidArgument("csr_spmm: lanes must be a power of two <= 32, got " +
                           std::to_string(lanes));
   check_arguments(a.m, a.n, alpha, x, ldx, y, ldy, k);
-  enqueue<S>(a, lanes, std::numeric_limits<DeviceOffset>::max(), nullptr, alpha, x, ldx, beta, y,
-             ldy, k, stream);
+  enqueue(a, lanes, std::numeric_limits<long long>::max(),
+          static_cast<const LongRowPath<S>*>(nullptr), alpha, x, ldx, beta, y, ldy, k, stream);
 }
 
 template <class S>
@@ -138,8 +138,7 @@ CsrSpmm<S>::CsrSpmm(std::shared_ptr<const DeviceCsr<S>> a, const Offset* host_ro
                           std::to_string(a_->nnz) + " non-zeros");
   const CsrVectorConfig c = resolve_csr_vector_config(host_row_ptr, a_->m, config);
   lanes_ = c.vector_size;
-  threshold_ = static_cast<DeviceOffset>(
-      std::min<Offset>(c.long_row_threshold, std::numeric_limits<DeviceOffset>::max()));
+  threshold_ = c.long_row_threshold;
   long_rows_ =
       LongRowPath<S>(host_row_ptr, a_->m, find_long_rows(host_row_ptr, a_->m, c.long_row_threshold),
                      kLongRowChunkNnz, kMaxVectorsPerPass);
@@ -153,14 +152,20 @@ template <class S>
 void CsrSpmm<S>::run(S alpha, const S* x, std::size_t ldx, S beta, S* y, std::size_t ldy, int k,
                      cudaStream_t stream) {
   check_arguments(a_->m, a_->n, alpha, x, ldx, y, ldy, k);
-  enqueue<S>(a_->view(), lanes_, threshold_, long_rows_.rows() > 0 ? &long_rows_ : nullptr, alpha,
-             x, ldx, beta, y, ldy, k, stream);
+  a_->with_view([&](const auto& a) {
+    enqueue(a, lanes_, threshold_, long_rows_.rows() > 0 ? &long_rows_ : nullptr, alpha, x, ldx,
+            beta, y, ldy, k, stream);
+  });
 }
 
-template void csr_spmm(const CsrPointers<float, DeviceOffset>&, float, const float*, std::size_t,
-                       float, float*, std::size_t, int, cudaStream_t, int);
-template void csr_spmm(const CsrPointers<double, DeviceOffset>&, double, const double*, std::size_t,
-                       double, double*, std::size_t, int, cudaStream_t, int);
+#define KSPMV_INSTANTIATE(S, O)                                                                  \
+  template void csr_spmm(const CsrPointers<S, O>&, S, const S*, std::size_t, S, S*, std::size_t, \
+                         int, cudaStream_t, int);
+KSPMV_INSTANTIATE(float, DeviceOffset)
+KSPMV_INSTANTIATE(double, DeviceOffset)
+KSPMV_INSTANTIATE(float, Offset)
+KSPMV_INSTANTIATE(double, Offset)
+#undef KSPMV_INSTANTIATE
 template class CsrSpmm<float>;
 template class CsrSpmm<double>;
 

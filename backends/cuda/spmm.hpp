@@ -19,16 +19,17 @@
 namespace kspmv::cuda {
 
 // Enqueues Y = alpha*A*X + beta*Y on `stream` with `lanes` threads per row (1, 2, 4, 8, 16 or 32,
-// e.g. resolve_csr_vector_config's vector_size); `a`, x and y on the current device. There is no
+// e.g. resolve_csr_vector_config's vector_size); `a`, x and y on the current device; the row
+// pointer of 32 (DeviceOffset) or 64 (Offset) bits. There is no
 // long-row path here: every row is reduced by one group of `lanes` threads, so a row of L
 // non-zeros takes L/lanes dependent steps of one group (one 1e6-entry row makes the whole launch
 // wait on one warp); CsrSpmm spreads such rows over many warps. beta == 0 overwrites Y (NaN
 // included); alpha == 0 reads neither A nor X (Y = beta*Y); k == 0 or a.m == 0 does nothing.
 // Throws InvalidArgument for k < 0, ldx < a.n, ldy < a.m, a null x or y that would be read or
 // written, or a lane count not listed above.
-template <class S>
-void csr_spmm(const CsrPointers<S, DeviceOffset>& a, S alpha, const S* x, std::size_t ldx, S beta,
-              S* y, std::size_t ldy, int k, cudaStream_t stream, int lanes);
+template <class S, class O>
+void csr_spmm(const CsrPointers<S, O>& a, S alpha, const S* x, std::size_t ldx, S beta, S* y,
+              std::size_t ldy, int k, cudaStream_t stream, int lanes);
 
 // csr_spmm planned once for one uploaded matrix, as make_csr_vector plans CSR-Vector: the lanes
 // per row and long-row threshold of resolve_csr_vector_config(config), and the rows longer than
@@ -54,14 +55,14 @@ class CsrSpmm {
            cudaStream_t stream);
 
   int lanes() const { return lanes_; }
-  DeviceOffset long_row_threshold() const { return threshold_; }
+  Offset long_row_threshold() const { return threshold_; }
   Ordinal long_rows() const { return long_rows_.rows(); }
   std::size_t extra_device_bytes() const { return long_rows_.device_bytes(); }
 
  private:
   std::shared_ptr<const DeviceCsr<S>> a_;
   int lanes_;
-  DeviceOffset threshold_;
+  Offset threshold_;
   LongRowPath<S> long_rows_;
 };
 

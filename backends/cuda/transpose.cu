@@ -1,6 +1,7 @@
 #include "backends/cuda/transpose.hpp"
 
 #include <cstddef>
+#include <string>
 
 #include "backends/cuda/check.hpp"
 #include "backends/cuda/cusparse_util.hpp"
@@ -9,6 +10,11 @@ namespace kspmv::cuda {
 
 template <class S>
 DeviceCsr<S> transpose(const DeviceCsr<S>& a) {
+  if (a.wide())
+    throw UnsupportedError(
+        "transpose on the device: cuSPARSE's csr2csc takes 32-bit offsets, the "
+        "matrix has " +
+        std::to_string(a.nnz) + " non-zeros");
   DeviceCsr<S> t;
   t.m = a.n;
   t.n = a.m;

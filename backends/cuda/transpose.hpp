@@ -11,7 +11,9 @@ namespace kspmv::cuda {
 // the result is complete; runs on a stream of its own. Device memory: the result, 4 (n + 1) +
 // nnz (4 + sizeof(S)) bytes, and for the time of the call the work buffer cuSPARSE asks for
 // (cusparseCsr2cscEx2_bufferSize, proportional to nnz). A matrix without non-zeros gets a zero
-// row pointer and no cuSPARSE call. DeviceOutOfMemory when the device cannot hold them.
+// row pointer and no cuSPARSE call. DeviceOutOfMemory when the device cannot hold them;
+// UnsupportedError for a matrix with 64-bit offsets (DeviceCsr::wide), which cuSPARSE's
+// conversion does not take.
 template <class S>
 DeviceCsr<S> transpose(const DeviceCsr<S>& a);
 

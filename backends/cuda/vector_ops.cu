@@ -21,13 +21,18 @@ __global__ void scale_kernel(Scalar* __restrict__ y, Ordinal m, std::size_t ldy,
   }
 }
 
-template <class Scalar>
-__global__ void gather_kernel(Scalar* __restrict__ dst, const Scalar* __restrict__ src,
-                              const Ordinal* __restrict__ idx, Ordinal count) {
+// dst[i] = src[idx[i]] (gather) or dst[idx[i]] = src[i] (scatter).
+template <bool Scatter, class Scalar>
+__global__ void indexed_copy_kernel(Scalar* __restrict__ dst, const Scalar* __restrict__ src,
+                                    const Ordinal* __restrict__ idx, Ordinal count) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += stride)
-    dst[i] = src[idx[i]];
+       i += stride) {
+    if (Scatter)
+      dst[idx[i]] = src[i];
+    else
+      dst[i] = src[idx[i]];
+  }
 }
 
 template <class Scalar>
@@ -64,8 +69,16 @@ template <class Scalar>
 void gather_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                     cudaStream_t stream) {
   if (count <= 0) return;
-  gather_kernel<<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
-  check_launch("gather_kernel");
+  indexed_copy_kernel<false><<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
+  check_launch("indexed_copy_kernel");
+}
+
+template <class Scalar>
+void scatter_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                     cudaStream_t stream) {
+  if (count <= 0) return;
+  indexed_copy_kernel<true><<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
+  check_launch("indexed_copy_kernel");
 }
 
 template <class Scalar>
@@ -81,6 +94,8 @@ template void scale_columns(float*, Ordinal, std::size_t, int, float, cudaStream
 template void scale_columns(double*, Ordinal, std::size_t, int, double, cudaStream_t);
 template void gather_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);
 template void gather_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
+template void scatter_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);
+template void scatter_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
 template void add_vector(float*, const float*, Ordinal, cudaStream_t);
 template void add_vector(double*, const double*, Ordinal, cudaStream_t);
 

@@ -24,6 +24,11 @@ template <class Scalar>
 void gather_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                     cudaStream_t stream);
 
+// Enqueues dst[idx[i]] = src[i] for i < count on `stream` (halo receive buffers).
+template <class Scalar>
+void scatter_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                     cudaStream_t stream);
+
 // Enqueues y[i] += p[i] for i < count on `stream` (the Merge exchange's sums).
 template <class Scalar>
 void add_vector(Scalar* y, const Scalar* p, Ordinal count, cudaStream_t stream);

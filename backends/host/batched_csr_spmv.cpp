@@ -8,8 +8,6 @@ namespace kspmv::host {
 
 namespace {
 using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-// Sums in double for both scalars, as host::spmv does for CSR.
-using Acc = double;
 }  // namespace
 
 template <class S>

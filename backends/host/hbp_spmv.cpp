@@ -1,4 +1,4 @@
-// HBP on the host execution space: Alg. 3 of paper 3 per block, the fixed part by static
+// HBP on the host execution space: Alg. 3 of paper 3 per warp group, the fixed part by static
 // assignment and the competitive part by an atomic ticket (Sec. III-C), then the combine part.
 #include "backends/host/hbp_spmv.hpp"
 
@@ -22,30 +22,49 @@ void spmv(S alpha, const HbpMatrix<S>& a, const S* x, S beta, S* y) {
   Kokkos::View<Ordinal, HostMemorySpace> ticket("kspmv::host::hbp::ticket");
   const Ordinal* block_col = a.block_col.data();
   const Ordinal* table_ptr = a.table_ptr.data();
+  const Ordinal* group_ptr = a.group_ptr.data();
   const Offset* begin_nnz = a.begin_nnz.data();
   const std::uint16_t* col = a.col.data();
   const S* data = a.data.data();
   const std::int8_t* add_sign = a.add_sign.data();
   const Ordinal* output_hash = a.output_hash.data();
   S* part = partial.data();
-  // Alg. 3: the table slots of block b, lanes of a warp group in turn; lane l's row starts at
-  // its group's first element + l.
+  // Alg. 3 on warp group g (table slots slot0 + lane, lane < rows), as the GPU kernel reads it:
+  // the rows' ends (add_sign -1, one per row, in element order) cut the column-major group into
+  // segments of steps with the same active lanes; a segment of `width` lanes is a dense strip
+  // whose element pos + step * width + r belongs to the r-th active lane.
+  const auto run_group = [=](Ordinal g, Ordinal slot0, int rows, const S* xs) {
+    double sum[kHbpWarp] = {};  // a lane's row may hold block_cols terms: float sums lose digits
+    Offset ends[kHbpWarp];
+    int found = 0;
+    for (Offset e = begin_nnz[g]; e < begin_nnz[g + 1]; ++e)
+      if (add_sign[e] < 0) ends[found++] = e;
+    int lane_of[kHbpWarp];  // the active lanes in lane order
+    for (int r = 0; r < rows; ++r) lane_of[r] = r;
+    int width = rows;
+    Offset pos = begin_nnz[g];
+    for (int i = 0; i < rows;) {
+      const Offset last = pos + (ends[i] - pos) / width * width;  // the step of the next end
+      for (Offset step = pos; step <= last; step += width)
+        for (int r = 0; r < width; ++r)
+          sum[lane_of[r]] += static_cast<double>(data[step + r]) * xs[col[step + r]];
+      int kept = 0;  // the lanes whose rows end in that step leave, the others keep their order
+      for (int r = 0; r < width; ++r) {
+        if (i < rows && ends[i] == last + r)
+          ++i;
+        else
+          lane_of[kept++] = lane_of[r];
+      }
+      pos = last + width;
+      width = kept;
+    }
+    for (int l = 0; l < rows; ++l) part[output_hash[slot0 + l]] = static_cast<S>(sum[l]);
+  };
   const auto run_block = [=](Ordinal b) {
     const S* xs = x + std::size_t(block_col[b]) * M;
-    Offset group = begin_nnz[b];
-    for (Ordinal g0 = table_ptr[b]; g0 < table_ptr[b + 1]; g0 += kHbpWarp) {
-      const Ordinal lanes = std::min<Ordinal>(kHbpWarp, table_ptr[b + 1] - g0);
-      Offset group_nnz = 0;
-      for (Ordinal l = 0; l < lanes; ++l) {
-        double sum = 0;  // a lane's row may hold block_cols terms: float sums lose digits
-        for (Offset j = group + l;; j += add_sign[j]) {
-          sum += static_cast<double>(data[j]) * xs[col[j]];
-          ++group_nnz;
-          if (add_sign[j] < 0) break;
-        }
-        part[output_hash[g0 + l]] = static_cast<S>(sum);
-      }
-      group += group_nnz;
+    for (Ordinal g = group_ptr[b]; g < group_ptr[b + 1]; ++g) {
+      const Ordinal slot0 = table_ptr[b] + (g - group_ptr[b]) * kHbpWarp;
+      run_group(g, slot0, std::min<Ordinal>(kHbpWarp, table_ptr[b + 1] - slot0), xs);
     }
   };
   Kokkos::parallel_for(

@@ -85,7 +85,7 @@ constexpr KernelInfo info(Kernel k, bool multi_device, const char* summary) {
 template <class S>
 const std::vector<KernelRow<S>>& kernel_table() {
   static const std::vector<KernelRow<S>> rows = {
-      {info(Kernel::Csr, true, "CSR, a loop per row, rows in blocks over the threads"),
+      {info(Kernel::Csr, true, "CSR, a team of threads per row block"),
        &make<S, Kernel::Csr, &as_csr<S>>},
       {info(Kernel::Coo, false, "COO, scattered by rows"), &make<S, Kernel::Coo, &to_coo<S>>},
       {info(Kernel::Csc, false, "CSC, scattered by columns"), &make<S, Kernel::Csc, &to_csc<S>>},
@@ -102,17 +102,29 @@ const std::vector<KernelRow<S>>& kernel_table() {
 }
 
 template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_from_table(const std::vector<KernelRow<Scalar>>& table,
+                                                      const CsrMatrix<Scalar>& a, Kernel kernel,
+                                                      Backend backend) {
+  if (kernel == Kernel::Auto) kernel = Kernel::Csr;
+  for (const auto& row : table)
+    if (row.info.kernel == kernel) return row.make(a);
+  throw UnsupportedError(std::string("the ") + to_string(backend) +
+                         " backend does not run kernel '" + to_string(kernel) + "'");
+}
+
+template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>& a,
                                                     const Options& options) {
-  const Kernel kernel = options.kernel == Kernel::Auto ? Kernel::Csr : options.kernel;
-  for (const auto& row : kernel_table<Scalar>())
-    if (row.info.kernel == kernel) return row.make(a);
-  throw UnsupportedError(std::string("the host backend does not run kernel '") + to_string(kernel) +
-                         "'");
+  return make_from_table(kernel_table<Scalar>(), a, options.kernel, Backend::Host);
 }
 
 template const std::vector<KernelRow<float>>& kernel_table();
 template const std::vector<KernelRow<double>>& kernel_table();
+template std::unique_ptr<OperatorImpl<float>> make_from_table(const std::vector<KernelRow<float>>&,
+                                                              const CsrMatrix<float>&, Kernel,
+                                                              Backend);
+template std::unique_ptr<OperatorImpl<double>> make_from_table(
+    const std::vector<KernelRow<double>>&, const CsrMatrix<double>&, Kernel, Backend);
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrMatrix<float>&,
                                                             const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrMatrix<double>&,

@@ -30,4 +30,11 @@ template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrMatrix<Scalar>& a,
                                                     const Options& options);
 
+// The row of `table` for `kernel` (Auto: csr) made for `a`; UnsupportedError naming `backend`
+// when the table has none.
+template <class Scalar>
+std::unique_ptr<OperatorImpl<Scalar>> make_from_table(const std::vector<KernelRow<Scalar>>& table,
+                                                      const CsrMatrix<Scalar>& a, Kernel kernel,
+                                                      Backend backend);
+
 }  // namespace kspmv::host

@@ -1,9 +1,9 @@
-// Sequential emulation of the multi-device executor: local pieces, partial results, exchanges.
+// Sequential emulation of the multi-device executor: local pieces, then the steps of the
+// exchange strategy on each device's vectors.
 #include "backends/host/multi_device.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <numeric>
+#include <limits>
 #include <utility>
 
 #include "kspmv/core/error.hpp"
@@ -15,8 +15,9 @@ namespace kspmv::host {
 
 namespace {
 
-using part::Role;
+using part::Buffer;
 using part::Scheme;
+using part::Span;
 
 using Acc = double;  // partial sums in double for both scalars, as the host kernels do
 
@@ -30,7 +31,7 @@ S scaled(S beta, S y) {
 template <class S>
 MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::PartitionPlan& plan,
                                     Exchange exchange)
-    : exchange_(exchange), plan_(plan) {
+    : plan_(plan) {
   if (!exchange_applies(plan.scheme, exchange))
     throw UnsupportedError(std::string("MultiDeviceHost: exchange '") + to_string(exchange) +
                            "' does not apply to scheme '" + part::to_string(plan.scheme) + "'");
@@ -43,17 +44,7 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
   const Ordinal* idx = pcsc ? csc.row_idx.data() : a.col_idx.data();
   const S* val = pcsc ? csc.values.data() : a.values.data();
   part::check_plan(plan, ptr, m, n, a.nnz(), "MultiDeviceHost");
-  if (exchange_ == Exchange::Auto) {  // the candidate that sends the fewest bytes
-    std::size_t fewest = 0;
-    for (Exchange e : part::exchange_candidates(plan.scheme)) {
-      const MultiDeviceHost candidate(a, plan, e);
-      std::size_t bytes = 0;
-      for (const auto& t : candidate.exchange_bytes()) bytes += t.bytes_received;
-      if (exchange_ == Exchange::Auto || bytes < fewest) exchange_ = e, fewest = bytes;
-    }
-  }
 
-  devices_.resize(plan.ndevices);
   for (const auto& b : plan.blocks) {
     Piece pc;
     pc.block = b;
@@ -68,187 +59,189 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
       for (Ordinal l = l0; l <= l1; ++l)
         pc.ptr.push_back(std::clamp(ptr[l], b.nnz_begin, b.nnz_end) - b.nnz_begin);
     }
-    pc.partial.resize(pcsc ? m : b.rows());
-    devices_[b.device].pieces.push_back(std::move(pc));
+    pc.partial.resize(b.rows());
+    if (b.device != 0) pc.inbox.resize(b.rows());
+    pieces_.push_back(std::move(pc));
   }
+  devices_.resize(plan.ndevices);
+  const std::size_t len = static_cast<std::size_t>(std::max(m, n));
+  for (auto& dev : devices_) dev.x.resize(len), dev.y.resize(len);
 
-  traffic_.assign(plan.ndevices, DeviceTraffic{});
-  const std::size_t nd = devices_.size();
-  if (exchange_ == Exchange::AllGather) {
-    std::vector<std::size_t> owned(nd, 0);
-    for (std::size_t d = 0; d < nd; ++d) {
-      devices_[d].y.resize(m);
-      for (const auto& pc : devices_[d].pieces)
-        if (pc.block.role == Role::Owned) owned[d] += pc.block.rows() * sizeof(S);
+  const bool auto_mode = exchange == Exchange::Auto;
+  const auto candidates =
+      auto_mode ? part::exchange_candidates(plan.scheme) : std::vector<Exchange>{exchange};
+  if (std::find(candidates.begin(), candidates.end(), Exchange::Halo) != candidates.end())
+    find_halo(a);
+  if (!auto_mode) {
+    use(exchange);
+    return;
+  }
+  std::vector<std::string> names;
+  for (Exchange e : candidates) names.push_back(to_string(e));
+  Tuner tuner("exchange", names);
+  std::vector<S> x(n, S(1)), y(m);
+  while (!tuner.done()) {  // a steady clock times each candidate's apply
+    use(candidates[tuner.current()]);
+    const auto t0 = Clock::now();
+    apply(S(1), x.data(), S(0), y.data());
+    tuner.record(ms_since(t0));
+  }
+  use(candidates[tuner.best()]);
+  trials_ = tuner.trials();
+}
+
+template <class S>
+void MultiDeviceHost<S>::use(Exchange mode) {
+  strategy_ = part::make_strategy(plan_, mode);
+  if (!strategy_->halo()) return;
+  std::vector<std::vector<Ordinal>> counts(halo_.size());
+  for (std::size_t d = 0; d < halo_.size(); ++d)
+    for (const auto& list : halo_[d]) counts[d].push_back(static_cast<Ordinal>(list.size()));
+  strategy_->set_halo_counts(std::move(counts));
+}
+
+// Halo: device d receives from each owner the x entries its pieces read that the owner holds
+// (part::owned_columns), in increasing order.
+template <class S>
+void MultiDeviceHost<S>::find_halo(const CsrMatrix<S>& a) {
+  const int nd = plan_.ndevices;
+  std::vector<char> read(a.ncols);
+  halo_.assign(nd, std::vector<std::vector<Ordinal>>(nd));
+  for (int d = 0; d < nd; ++d) {
+    std::fill(read.begin(), read.end(), 0);
+    for (const Piece& pc : pieces_)
+      if (pc.block.device == d)
+        for (Ordinal j : pc.idx) read[j] = 1;
+    for (int src = 0; src < nd; ++src) {
+      if (src == d) continue;
+      for (const Span& s : part::owned_columns(plan_, src))
+        for (Ordinal j = s.begin; j < s.begin + s.count; ++j)
+          if (read[j]) halo_[d][src].push_back(j);
     }
-    const std::size_t total = std::accumulate(owned.begin(), owned.end(), std::size_t{0});
-    for (std::size_t d = 0; d < nd; ++d) traffic_[d] = {owned[d] * (nd - 1), total - owned[d]};
-  } else if (exchange_ == Exchange::Merge) {
-    devices_[0].y.resize(m);
-    for (std::size_t d = 1; d < nd; ++d)
-      for (const auto& pc : devices_[d].pieces) {
-        traffic_[d].bytes_sent += pc.partial.size() * sizeof(S);
-        traffic_[0].bytes_received += pc.partial.size() * sizeof(S);
-      }
-  } else {
-    setup_halo(a);
   }
 }
 
-// Row owner: the device of the Owned block holding the row. x entry j belongs to the owner of
-// row j*m/n (row j of a square matrix). Each device's x = its owned entries, then the entries it
-// receives grouped by owner; its y = its owned rows in increasing order. Column indices of its
-// pieces are renumbered into its x.
 template <class S>
-void MultiDeviceHost<S>::setup_halo(const CsrMatrix<S>& a) {
-  const Ordinal m = a.nrows, n = a.ncols;
-  std::vector<int> row_owner(m, 0);
-  for (std::size_t d = 0; d < devices_.size(); ++d) {
-    auto& pieces = devices_[d].pieces;
-    std::sort(pieces.begin(), pieces.end(),
-              [](const Piece& p, const Piece& q) { return p.block.row_begin < q.block.row_begin; });
-    Ordinal offset = 0;
-    for (auto& pc : pieces) {
-      pc.y_offset = offset;
-      offset += pc.block.rows();
-      for (Ordinal r = pc.block.row_begin; r < pc.block.row_end; ++r)
-        row_owner[r] = static_cast<int>(d);
-    }
-    devices_[d].y.resize(offset);
-  }
-  const auto x_owner = [&](Ordinal j) {
-    return row_owner[static_cast<Ordinal>(static_cast<Offset>(j) * m / n)];
-  };
-  if (m > 0)
-    for (Ordinal j = 0; j < n; ++j) devices_[x_owner(j)].owned_cols.push_back(j);
+std::vector<S> MultiDeviceHost<S>::device_y(int d) const {
+  const std::vector<S>& y = devices_.at(d).y;
+  if (strategy_->replicated()) return std::vector<S>(y.begin(), y.begin() + plan_.nrows);
+  std::vector<S> rows;
+  for (const Span& s : strategy_->y_home(d))
+    rows.insert(rows.end(), y.begin() + s.begin, y.begin() + s.begin + s.count);
+  return rows;
+}
 
-  std::vector<Ordinal> local(n);
-  for (std::size_t d = 0; d < devices_.size(); ++d) {
-    Device& dev = devices_[d];
-    std::fill(local.begin(), local.end(), -1);
-    for (std::size_t k = 0; k < dev.owned_cols.size(); ++k)
-      local[dev.owned_cols[k]] = static_cast<Ordinal>(k);
-    for (const auto& pc : dev.pieces)
-      for (Ordinal j : pc.idx)
-        if (local[j] < 0) dev.halo_cols.push_back(j);
-    std::sort(dev.halo_cols.begin(), dev.halo_cols.end(), [&](Ordinal i, Ordinal j) {
-      return std::make_pair(x_owner(i), i) < std::make_pair(x_owner(j), j);
-    });
-    dev.halo_cols.erase(std::unique(dev.halo_cols.begin(), dev.halo_cols.end()),
-                        dev.halo_cols.end());
-    for (std::size_t k = 0; k < dev.halo_cols.size(); ++k) {
-      const Ordinal j = dev.halo_cols[k];
-      const int src = x_owner(j);
-      const auto& src_cols = devices_[src].owned_cols;
-      local[j] = static_cast<Ordinal>(dev.owned_cols.size() + k);
-      dev.halo_src.push_back(src);
-      dev.halo_src_pos.push_back(static_cast<Ordinal>(
-          std::lower_bound(src_cols.begin(), src_cols.end(), j) - src_cols.begin()));
-      traffic_[src].bytes_sent += sizeof(S);
-      traffic_[d].bytes_received += sizeof(S);
-    }
-    for (auto& pc : dev.pieces)
-      for (Ordinal& j : pc.idx) j = local[j];
-    dev.x.resize(dev.owned_cols.size() + dev.halo_cols.size());
-  }
+template <class S>
+std::vector<Ordinal> MultiDeviceHost<S>::halo_columns(int d) const {
+  std::vector<Ordinal> cols;
+  if (halo_.empty() || !strategy_->halo()) return cols;
+  for (const auto& list : halo_.at(d)) cols.insert(cols.end(), list.begin(), list.end());
+  return cols;
 }
 
 template <class S>
 void MultiDeviceHost<S>::update_values(const S* csr_values) {
-  for (auto& dev : devices_)
-    for (auto& pc : dev.pieces) {
-      const Offset begin = pc.block.nnz_begin, count = pc.block.nnz_end - begin;
-      if (csc_order_.extent(0) > 0)
-        gather_values(csc_order_.data() + begin, count, csr_values, pc.val.data());
-      else
-        std::copy(csr_values + begin, csr_values + begin + count, pc.val.data());
+  for (auto& pc : pieces_) {
+    const Offset begin = pc.block.nnz_begin, count = pc.block.nnz_end - begin;
+    if (csc_order_.extent(0) > 0)
+      gather_values(csc_order_.data() + begin, count, csr_values, pc.val.data());
+    else
+      std::copy(csr_values + begin, csr_values + begin + count, pc.val.data());
+  }
+}
+
+// partial = alpha * A_piece * x.
+template <class S>
+void MultiDeviceHost<S>::compute(Piece& pc, S alpha, const std::vector<S>& x) const {
+  if (alpha == S(0)) {  // A is not read (cuSPARSE semantics)
+    std::fill(pc.partial.begin(), pc.partial.end(), S(0));
+    return;
+  }
+  std::vector<Acc> acc(pc.partial.size(), Acc(0));
+  if (plan_.scheme == Scheme::PCOO) {  // Alg. 7
+    for (std::size_t e = 0; e < pc.val.size(); ++e)
+      acc[pc.rows[e]] += Acc(pc.val[e]) * Acc(x[pc.idx[e]]);
+  } else if (plan_.scheme == Scheme::PCSC) {  // Alg. 5: column c scatters into a full-length y
+    for (std::size_t c = 0; c + 1 < pc.ptr.size(); ++c) {
+      const Acc xc = x[pc.block.col_begin + c];
+      for (Offset e = pc.ptr[c]; e < pc.ptr[c + 1]; ++e) acc[pc.idx[e]] += Acc(pc.val[e]) * xc;
     }
+  } else {  // CSR on the local row pointer (Alg. 3)
+    for (std::size_t i = 0; i < acc.size(); ++i)
+      for (Offset e = pc.ptr[i]; e < pc.ptr[i + 1]; ++e)
+        acc[i] += Acc(pc.val[e]) * Acc(x[pc.idx[e]]);
+  }
+  for (std::size_t i = 0; i < acc.size(); ++i) pc.partial[i] = static_cast<S>(alpha * acc[i]);
 }
 
 template <class S>
-void MultiDeviceHost<S>::compute_partials(S alpha) {
-  const bool pcsc = plan_.scheme == Scheme::PCSC, pcoo = plan_.scheme == Scheme::PCOO;
-  std::vector<Acc> acc;
-  for (auto& dev : devices_) {
-    const S* x = dev.x.data();
-    for (auto& pc : dev.pieces) {
-      if (alpha == S(0)) {  // A is not read (cuSPARSE semantics)
-        std::fill(pc.partial.begin(), pc.partial.end(), S(0));
-        continue;
+S* MultiDeviceHost<S>::buffer(Buffer b, int device, int block) {
+  switch (b) {
+    case Buffer::X:
+      return devices_[device].x.data();
+    case Buffer::Y:
+      return devices_[device].y.data();
+    case Buffer::Partial:
+      return pieces_[block].partial.data();
+    case Buffer::Inbox:
+      return pieces_[block].inbox.data();
+  }
+  return nullptr;
+}
+
+template <class S>
+void MultiDeviceHost<S>::run(S alpha, S beta) {
+  const part::ExchangeStrategy& s = *strategy_;
+  const auto copy = [&](const part::Copy& c) {
+    const S* from = buffer(c.from, c.src, c.block) + c.from_offset;
+    std::copy(from, from + c.count, buffer(c.to, c.dst, c.block) + c.to_offset);
+  };
+  for (int d = 0; d < plan_.ndevices; ++d)
+    for (const Span& sp : s.scale_first(d))
+      for (Ordinal i = sp.begin; i < sp.begin + sp.count; ++i)
+        devices_[d].y[i] = scaled(beta, devices_[d].y[i]);
+  for (const auto& c : s.before_kernels()) copy(c);
+  if (s.halo())  // gather on the owner, copy, scatter: one step here
+    for (int dst = 0; dst < plan_.ndevices; ++dst)
+      for (int src = 0; src < plan_.ndevices; ++src)
+        for (Ordinal j : halo_[dst][src]) devices_[dst].x[j] = devices_[src].x[j];
+  for (std::size_t b = 0; b < pieces_.size(); ++b) {
+    Piece& pc = pieces_[b];
+    Device& dev = devices_[pc.block.device];
+    compute(pc, alpha, dev.x);
+    if (!s.partials())
+      for (Ordinal k = 0; k < pc.block.rows(); ++k) {
+        S& t = dev.y[pc.block.row_begin + k];
+        t = scaled(beta, t) + pc.partial[k];
       }
-      acc.assign(pc.partial.size(), Acc(0));
-      if (pcoo) {  // Alg. 7
-        for (std::size_t e = 0; e < pc.val.size(); ++e)
-          acc[pc.rows[e]] += Acc(pc.val[e]) * Acc(x[pc.idx[e]]);
-      } else if (pcsc) {  // Alg. 5: column c scatters val * x[col_begin + c] into a full-length y
-        for (std::size_t c = 0; c + 1 < pc.ptr.size(); ++c) {
-          const Acc xc = x[pc.block.col_begin + c];
-          for (Offset e = pc.ptr[c]; e < pc.ptr[c + 1]; ++e) acc[pc.idx[e]] += Acc(pc.val[e]) * xc;
-        }
-      } else {  // CSR on the local row pointer (Alg. 3)
-        for (std::size_t i = 0; i < acc.size(); ++i)
-          for (Offset e = pc.ptr[i]; e < pc.ptr[i + 1]; ++e)
-            acc[i] += Acc(pc.val[e]) * Acc(x[pc.idx[e]]);
-      }
-      for (std::size_t i = 0; i < acc.size(); ++i) pc.partial[i] = static_cast<S>(alpha * acc[i]);
-    }
+    for (const auto& c : s.after_block(static_cast<int>(b))) copy(c);
+  }
+  for (const auto& a : s.at_end()) {
+    const S* from = buffer(a.from, a.device, a.block);
+    S* y = devices_[a.device].y.data() + a.offset;
+    for (Ordinal k = 0; k < a.count; ++k) y[k] += from[k];
   }
 }
 
 template <class S>
 void MultiDeviceHost<S>::apply(S alpha, const S* x, S beta, S* y) {
-  const Ordinal m = plan_.nrows, n = plan_.ncols;
-  // Upload x: a replica everywhere, or (Halo) each device's owned entries then its halo.
-  for (auto& dev : devices_) {
-    if (exchange_ == Exchange::Halo) {
-      for (std::size_t k = 0; k < dev.owned_cols.size(); ++k) dev.x[k] = x[dev.owned_cols[k]];
-    } else {
-      dev.x.assign(x, x + n);
-    }
+  const part::ExchangeStrategy& s = *strategy_;
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  for (int d = 0; d < plan_.ndevices; ++d) {  // only what the strategy says each device holds
+    Device& dev = devices_[d];
+    std::fill(dev.x.begin(), dev.x.end(), nan);
+    std::fill(dev.y.begin(), dev.y.end(), nan);
+    for (const Span& sp : s.x_needed(d))
+      std::copy(x + sp.begin, x + sp.begin + sp.count, dev.x.begin() + sp.begin);
+    if (beta != S(0))
+      for (const Span& sp : s.y_needed(d))
+        std::copy(y + sp.begin, y + sp.begin + sp.count, dev.y.begin() + sp.begin);
   }
-  for (auto& dev : devices_)
-    for (std::size_t k = 0; k < dev.halo_cols.size(); ++k)
-      dev.x[dev.owned_cols.size() + k] = devices_[dev.halo_src[k]].x[dev.halo_src_pos[k]];
-
-  compute_partials(alpha);
-
-  if (exchange_ == Exchange::AllGather) {
-    for (auto& dev : devices_) {
-      dev.y.assign(y, y + m);
-      for (const auto& pc : dev.pieces)
-        for (Ordinal k = 0; k < pc.block.rows(); ++k) {
-          S& t = dev.y[pc.block.row_begin + k];
-          t = scaled(beta, t) + pc.partial[k];
-        }
-    }
-    for (auto& src : devices_)  // owned rows to every other device; redundant rows stay
-      for (const auto& pc : src.pieces) {
-        if (pc.block.role != Role::Owned) continue;
-        for (auto& dst : devices_)
-          if (&dst != &src)
-            std::copy(src.y.begin() + pc.block.row_begin, src.y.begin() + pc.block.row_end,
-                      dst.y.begin() + pc.block.row_begin);
-      }
-    std::copy(devices_[0].y.begin(), devices_[0].y.end(), y);
-  } else if (exchange_ == Exchange::Merge) {
-    // beta*y once per row on device 0, then every partial (split rows: several) added.
-    auto& root = devices_[0].y;
-    for (Ordinal i = 0; i < m; ++i) root[i] = scaled(beta, y[i]);
-    for (const auto& dev : devices_)
-      for (const auto& pc : dev.pieces)
-        for (std::size_t k = 0; k < pc.partial.size(); ++k)
-          root[pc.block.row_begin + k] += pc.partial[k];
-    std::copy(root.begin(), root.end(), y);
-  } else {
-    for (auto& dev : devices_)
-      for (const auto& pc : dev.pieces)
-        for (Ordinal k = 0; k < pc.block.rows(); ++k)
-          dev.y[pc.y_offset + k] = scaled(beta, y[pc.block.row_begin + k]) + pc.partial[k];
-    for (const auto& dev : devices_)
-      for (const auto& pc : dev.pieces)
-        std::copy(dev.y.begin() + pc.y_offset, dev.y.begin() + pc.y_offset + pc.block.rows(),
-                  y + pc.block.row_begin);
-  }
+  run(alpha, beta);
+  for (int d = 0; d < plan_.ndevices; ++d)
+    for (const Span& sp : s.y_home(d))
+      std::copy(devices_[d].y.begin() + sp.begin, devices_[d].y.begin() + sp.begin + sp.count,
+                y + sp.begin);
 }
 
 namespace {
@@ -257,18 +250,21 @@ template <class S>
 class MultiDeviceOperator final : public OperatorImpl<S> {
  public:
   MultiDeviceOperator(const CsrMatrix<S>& a, const Options& o) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     const part::Scheme scheme = part::parse_scheme(o.partition);
     const int nd = static_cast<int>(o.devices.size());
     const auto plan =
         scheme == Scheme::PCSC
             ? part::partition_pcsc(to_csc(a).col_ptr.data(), a.nrows, a.ncols, nd)
             : part::partition(a.row_ptr.data(), a.nrows, a.ncols, {scheme, nd, o.d_l, o.d_c});
+    timings_.partition_ms = ms_since(t0);
     md_ = std::make_unique<MultiDeviceHost<S>>(a, plan, parse_exchange(o.exchange));
     timings_.preprocess_ms = ms_since(t0);
+    timings_.trials = md_->trials();
+    timings_.exchange_bytes = md_->strategy().bytes(sizeof(S));
   }
   void apply_host(S alpha, const S* x, S beta, S* y) override {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     md_->apply(alpha, x, beta, y);
     timings_.total_ms = timings_.kernel_ms = ms_since(t0);
   }

@@ -153,7 +153,7 @@ Command cg_command() {
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {
-      {"backend", "host|cuda", "backend (default host)"},
+      {"backend", "host|cuda|kokkos-default", kBackendHelp},
       {"kernel", "NAME", "SpMV kernel (default auto)"},
       {"devices", "LIST", kDevicesHelp},
       {"partition", "NAME", kPartitionHelp},

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <Kokkos_Core.hpp>
-
 #include "commands.hpp"
 #include "testing/reference.hpp"
 #include "tools/common.hpp"
@@ -46,7 +44,7 @@ std::vector<Config> configs(const std::vector<Kernel>& only) {
   };
   const int gpus = cuda_device_count();
   std::vector<Config> all;
-  for (const Backend b : {Backend::Host, Backend::Cuda}) {
+  for (const Backend b : kBackends) {
     if (b == Backend::Cuda && gpus == 0) continue;
     if (wanted(Kernel::Auto)) all.push_back({b, Kernel::Auto, {0}});
     for (const KernelInfo& row : kernels_of(b))
@@ -106,15 +104,13 @@ int run_demo(const ParsedArgs& args) {
   const auto all = configs(only);
   const std::vector<std::string> matrices =
       args.has("matrix") ? split(args.text("matrix", ""), ';') : kDemoMatrices;
-  const std::string space = Kokkos::DefaultHostExecutionSpace::name();
-  const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  const KokkosBuild kokkos = kokkos_build();
   std::vector<Row> rows;
   if (!json) {
-    std::printf(
-        "kspmv demo: %zu matrices, %s precision, host: Kokkos %s with %d thread(s), %d "
-        "CUDA device(s)\n\n",
-        matrices.size(), precision_name<Scalar>(), space.c_str(), threads, cuda_device_count());
-    std::printf("%-24s %-7s %-20s %10s %8s %10s  %s\n", "matrix", "backend", "kernel", "time ms",
+    std::printf("kspmv demo: %zu matrices, %s precision, %s, %d CUDA device(s)\n\n",
+                matrices.size(), precision_name<Scalar>(), to_string(kokkos).c_str(),
+                cuda_device_count());
+    std::printf("%-24s %-14s %-20s %10s %8s %10s  %s\n", "matrix", "backend", "kernel", "time ms",
                 "GB/s", "rel error", "ok");
   }
   for (const auto& spec : matrices) {
@@ -127,8 +123,8 @@ int run_demo(const ParsedArgs& args) {
       row.matrix = spec;
       run_config(a, c, iters, row);
       if (!json)
-        std::printf("%-24s %-7s %-20s %10.4f %8.2f %10.2e  %s\n", spec.c_str(), row.backend.c_str(),
-                    row.kernel.c_str(), row.ms, row.gbs, row.error,
+        std::printf("%-24s %-14s %-20s %10.4f %8.2f %10.2e  %s\n", spec.c_str(),
+                    row.backend.c_str(), row.kernel.c_str(), row.ms, row.gbs, row.error,
                     row.ok                ? "ok"
                     : row.failure.empty() ? "WRONG"
                                           : "FAILED");
@@ -140,7 +136,9 @@ int run_demo(const ParsedArgs& args) {
   if (json) {
     JsonWriter j(std::cout);
     j.begin_object().field("precision", precision_name<Scalar>());
-    j.field("host_execution_space", space).field("host_threads", threads);
+    j.field("kokkos_version", kokkos.version).field("host_execution_space", kokkos.host_space);
+    j.field("host_threads", kokkos.host_threads);
+    j.field("default_execution_space", kokkos.default_space);
     j.field("cuda_devices", cuda_device_count()).key("runs").begin_array();
     for (const auto& r : rows) {
       j.begin_object()
@@ -186,7 +184,8 @@ Command demo_command() {
   c.description =
       "Generates a few small matrices of different families (stencils, uniform random,\n"
       "power law, k-mer, circuit-like), runs every kernel of every backend this build and\n"
-      "machine offer (CUDA only with a GPU), checks each result against the serial reference\n"
+      "machine offer (CUDA only with a GPU; kokkos-default on Kokkos' default execution\n"
+      "space), checks each result against the serial reference\n"
       "(beta = 0 on NaN-poisoned y, and a beta != 0 case) and prints a table with the median\n"
       "time and effective bandwidth. Exit status 0 only if every result is correct.";
   c.options = {

@@ -61,6 +61,7 @@ int run(const ParsedArgs& args) {
       above +=
           (above.empty() ? "" : ", ") + std::to_string(rows) + " > " + std::to_string(threshold);
     if (!above.empty()) std::printf("long rows  %s\n", above.c_str());
+    std::printf("build      %s\n", to_string(kokkos_build()).c_str());
     return 0;
   }
   JsonWriter j(std::cout);
@@ -86,7 +87,13 @@ int run(const ParsedArgs& args) {
       .begin_array();
   for (const auto& [threshold, rows] : s.rows_above)
     j.begin_object().field("length", threshold).field("rows", rows).end_object();
-  j.end_array().end_object();
+  j.end_array();
+  const KokkosBuild kokkos = kokkos_build();
+  j.field("kokkos_version", kokkos.version)
+      .field("host_execution_space", kokkos.host_space)
+      .field("host_threads", kokkos.host_threads)
+      .field("default_execution_space", kokkos.default_space)
+      .end_object();
   return 0;
 }
 
@@ -101,7 +108,9 @@ Command info_command() {
                       "choose\nthe kernel: row lengths (mean, maximum, standard deviation), empty "
                       "rows, rows\nlonger than a few thresholds, and MSREP's power-law exponent "
                       "R.\nA file is read without keeping its values; those that are NaN, "
-                      "infinite or out\nof range are counted.\n\n") +
+                      "infinite or out\nof range are counted. The last line names the Kokkos "
+                      "of this build, its host\nexecution space and threads, and its default "
+                      "execution space.\n\n") +
                   kMatrixArgumentHelp;
   c.positionals = {"FILE|gen:SPEC"};
   c.options = {{"json", "", "print one JSON object instead of text"}};

@@ -27,12 +27,16 @@ inline const char* kMatrixArgumentHelp =
     "gen:SPEC generates the matrix instead (e.g. gen:laplace2d:n=1024; 'kspmv help gen' lists\n"
     "the specs).";
 
+inline const char* kBackendHelp =
+    "host (Kokkos on the host threads), cuda (CUDA kernels and cuSPARSE), kokkos-default (Kokkos "
+    "kernels on Kokkos' default execution space: the GPU with a CUDA Kokkos); default host";
 inline const char* kDevicesHelp =
     "device ids, comma-separated, or all (default 0); several: the matrix is partitioned over "
     "them (the host backend emulates that many devices)";
 inline const char* kPartitionHelp =
     "multi-device partition: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host), pcoo (default nz)";
 inline const char* kExchangeHelp =
-    "multi-device exchange: auto, allgather, merge, halo (default auto)";
+    "multi-device exchange: auto (the fastest of allgather, merge, halo), allgather, merge, halo, "
+    "allgather-x (default auto)";
 
 }  // namespace kspmv::cli

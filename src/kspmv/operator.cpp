@@ -33,7 +33,7 @@ namespace {
 // (the partition and exchange names too, although one device uses neither).
 void resolve(Options& o) {
   if (o.devices == std::vector<int>{kAllDevices}) {
-    const int count = o.backend == Backend::Host ? 1 : cuda_device_count();
+    const int count = o.backend == Backend::Cuda ? cuda_device_count() : 1;
     if (count == 0) throw InvalidArgument("Operator: devices 'all' but no CUDA device is present");
     o.devices.clear();
     for (int d = 0; d < count; ++d) o.devices.push_back(d);
@@ -138,7 +138,7 @@ void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar al
   if (k > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InvalidArgument("apply: too many columns");
   check_no_alias(x, (k - 1) * ldx + nx, y, (k - 1) * ldy + ny);
-  if (place == Place::Device && options_.backend != Backend::Cuda)
+  if (place == Place::Device && !runs_on_device(options_.backend))
     throw InvalidArgument(std::string("apply: the ") + to_string(options_.backend) +
                           " backend reads vectors in host memory, not device memory");
   OperatorImpl<Scalar>& run = mode == Mode::NoTranspose ? op : impl(mode);
@@ -182,14 +182,79 @@ void Operator<Scalar>::apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar*
 }
 
 template <class Scalar>
+void Operator<Scalar>::check_layout(const DistributedVector<Scalar>& v, const char* name) const {
+  if (v.layout() != &impl())
+    throw InvalidArgument(std::string("apply: ") + name +
+                          " is not a vector of this operator (use its make_vector())");
+}
+
+template <class Scalar>
+DistributedVector<Scalar> Operator<Scalar>::make_vector() {
+  return impl().make_vector(nrows_, ncols_);
+}
+
+template <class Scalar>
+void Operator<Scalar>::upload(const Scalar* host, std::size_t len,
+                              const DistributedVector<Scalar>& v) {
+  check_layout(v, "the vector");
+  if (len != static_cast<std::size_t>(nrows_) && len != static_cast<std::size_t>(ncols_))
+    throw InvalidArgument("upload: " + std::to_string(len) + " entries for a " +
+                          std::to_string(nrows_) + " x " + std::to_string(ncols_) + " operator");
+  if (len > 0 && host == nullptr) throw InvalidArgument("upload: null host array");
+  impl().upload(host, len, v);
+}
+
+template <class Scalar>
+void Operator<Scalar>::download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host) {
+  check_layout(v, "the vector");
+  if (len != static_cast<std::size_t>(nrows_))
+    throw InvalidArgument("download: y has " + std::to_string(nrows_) + " entries, not " +
+                          std::to_string(len));
+  if (len > 0 && host == nullptr) throw InvalidArgument("download: null host array");
+  impl().download(v, len, host);
+}
+
+template <class Scalar>
+void Operator<Scalar>::apply(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+                             const DistributedVector<Scalar>& y) {
+  check_layout(x, "x");
+  check_layout(y, "y");
+  if (x.data(0) == y.data(0) && nrows_ > 0 && ncols_ > 0)
+    throw InvalidArgument("apply: x and y are the same vector");
+  last_ = impl_.get();
+  impl_->apply_distributed(alpha, x, beta, y);
+}
+
+template <class Scalar>
+std::unique_ptr<CgVectors<Scalar>> Operator<Scalar>::cg_vectors() {
+  if (nrows_ != ncols_) throw InvalidArgument("cg_vectors: the matrix must be square");
+  return impl().make_cg_vectors(nrows_);
+}
+
+template <class Scalar>
+std::vector<PartInfo> Operator<Scalar>::parts(int runs) {
+  if (runs < 0) throw InvalidArgument("parts: runs must be >= 0");
+  return impl().parts(runs);
+}
+
+template <class Scalar>
+Prediction Operator<Scalar>::predict(const std::vector<double>& part_ms, double peer_gbps,
+                                     double device_gbps) const {
+  if (!(peer_gbps > 0) || !(device_gbps > 0))
+    throw InvalidArgument("predict: bandwidths must be positive");
+  return impl().predict(part_ms, peer_gbps, device_gbps);
+}
+
+template <class Scalar>
 void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bool device_memory) {
   OperatorImpl<Scalar>& op = impl();
   if (count != nnz_)
     throw InvalidArgument("update_values: " + std::to_string(count) + " values for a matrix of " +
                           std::to_string(nnz_) + " non-zeros");
   if (values == nullptr && count > 0) throw InvalidArgument("update_values: null values");
-  if (device_memory && options_.backend != Backend::Cuda)
-    throw InvalidArgument("update_values: the host backend takes values in host memory");
+  if (device_memory && !runs_on_device(options_.backend))
+    throw InvalidArgument(std::string("update_values: the ") + to_string(options_.backend) +
+                          " backend takes values in host memory");
   if (last_ == transpose_.get()) last_ = nullptr;
   transpose_.reset();  // rebuilt from the new values on its next use
   // The host matrix's values become a copy of the new ones (never the caller's old array) where
@@ -216,6 +281,11 @@ void Operator<Scalar>::synchronize() {
 template <class Scalar>
 Kernel Operator<Scalar>::kernel() const {
   return impl().kernel();
+}
+
+template <class Scalar>
+Residency Operator<Scalar>::residency() const {
+  return impl().residency();
 }
 
 template <class Scalar>

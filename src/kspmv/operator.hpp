@@ -1,20 +1,23 @@
 // kspmv::Operator: bind a matrix and options once, then apply y = alpha*A*x + beta*y many times.
 //
-// Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays) in host or CUDA
-// memory; vectors as rank-1 Views (or rank-2 LayoutLeft Views of k vectors) in HostSpace,
-// CudaSpace, CudaUVMSpace or CudaHostPinnedSpace, or as raw pointers.
+// Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays; a KokkosSparse::
+// CrsMatrix through kspmv/interop/kokkos_sparse.hpp) in host or CUDA memory; vectors as rank-1
+// Views (or rank-2 LayoutLeft Views of k vectors) in HostSpace, CudaSpace, CudaUVMSpace or
+// CudaHostPinnedSpace, or as raw pointers. Device memory is the CUDA backend's and, with a Kokkos
+// built with CUDA, the kokkos-default backend's (Kokkos' default execution space).
 //
 // Where work runs, and when apply returns:
 // - Vectors in host memory (HostSpace, CudaHostPinnedSpace): apply returns when y is written.
 //   The CUDA backend stages them through device buffers of its own.
-// - Vectors in device memory (CudaSpace; CudaUVMSpace with the CUDA backend), CUDA backend:
-//   the kernels read and write them in place. apply(exec, ...) with a Kokkos::Cuda instance
-//   enqueues on that instance's stream, apply(stream, ...) on a cudaStream_t, and plain apply(...)
-//   on the legacy default stream (ordered after work on every blocking stream, Kokkos' default
-//   instance included); all three return without waiting for y: it is ready for later work on
-//   the same stream, or after exec.fence() / Kokkos::fence(). No host synchronization, no
-//   allocation and no global fence happen there (CUDA-graph capturable), except while
-//   Kernel::Auto autotunes (its first calls time each candidate and wait for it).
+// - Vectors in device memory (CudaSpace; CudaUVMSpace with the CUDA and kokkos-default
+//   backends), CUDA and kokkos-default backends: the kernels read and write them in place.
+//   apply(exec, ...) with a Kokkos::Cuda instance enqueues on that instance's stream, apply(stream,
+//   ...) on a cudaStream_t, and plain apply(...) on the legacy default stream (ordered after work
+//   on every blocking stream, Kokkos' default instance included); all three return without waiting
+//   for y: it is ready for later work on the same stream, or after exec.fence() / Kokkos::fence().
+//   No host synchronization, no allocation and no global fence happen there (CUDA-graph
+//   capturable), except while Kernel::Auto autotunes (its first calls time each candidate and wait
+//   for it).
 // - Threads: one Operator is not safe to use from several threads at once (apply reuses its
 //   buffers and records its timings); distinct Operators are independent.
 #pragma once
@@ -40,7 +43,7 @@ namespace detail {
 void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std::size_t values);
 
 // Where the data of a View of memory space M is read: host memory unless only a device reaches
-// it, or it is managed (UVM) memory and the backend is CUDA.
+// it, or it is managed (UVM) memory and the backend runs on the GPU (CUDA, kokkos-default).
 template <class M>
 Place place_of(Backend backend) {
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible;
@@ -49,7 +52,7 @@ Place place_of(Backend backend) {
 #else
   constexpr bool managed = false;
 #endif
-  return host && !(managed && backend == Backend::Cuda) ? Place::Host : Place::Device;
+  return host && !(managed && backend != Backend::Host) ? Place::Host : Place::Device;
 }
 
 // Throws InvalidArgument unless the rank-1 or rank-2 View v is stored column by column with
@@ -96,15 +99,23 @@ class Operator {
 
   // From CSR Views (row_map: nrows + 1 offsets of any integer type; entries: column indices;
   // values), all in host memory or all in CUDA memory (CudaSpace, or CudaUVMSpace with the CUDA
-  // backend). The Operator keeps the Views (reference counted) for its lifetime.
+  // and kokkos-default backends). The Operator keeps the Views (reference counted) for its
+  // lifetime.
   // Host memory: as the CsrMatrix constructor; arrays of kspmv's types (int64 offsets, int32
   // columns) are shared, others converted once.
-  // CUDA memory (CUDA backend): the entries never leave the device. The row map and the column
+  // CUDA memory, CUDA backend: the entries never leave the device. The row map and the column
   // indices are used in place when they are 32-bit (otherwise narrowed once into a device copy,
   // which needs nnz < 2^31); the values are copied once on the device (update_values writes
-  // there, never into the caller's array). The row map is read back (8 bytes per row) to plan
-  // the kernels; kernels that preprocess the entries on the host (seg, seg-r, hbp,
-  // full-overlap) copy the matrix to the host once, and Kernel::Auto does not pick them.
+  // there, never into the caller's array). Kernel::Auto (not autotuned), csr-vector and the
+  // cuSPARSE kernels are planned from the row profile computed on the device (the long rows
+  // found there, their extents alone read back): the row map stays there. Other kernels and
+  // autotuning read the row map back (4 bytes per row);
+  // kernels that preprocess the entries on the host (seg, seg-r, hbp, full-overlap) copy the
+  // matrix to the host once, and Kernel::Auto does not pick them.
+  // Memory of Kokkos' default execution space, kokkos-default backend (a CUDA Kokkos): a row map
+  // of 64-bit signed offsets and 32-bit column indices are used in place (others converted once
+  // there), the values copied once there, nothing read back; kernel csr only, Mode::Transpose
+  // built through the host.
   template <class RowMap, class Entries, class Values,
             class = std::enable_if_t<Kokkos::is_view<RowMap>::value>>
   Operator(Ordinal ncols, const RowMap& row_map, const Entries& entries, const Values& values,
@@ -151,6 +162,37 @@ class Operator {
   // when `device_pointers` is true; returns when y is written in both cases.
   void apply(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, bool device_pointers = false);
 
+  // Vectors laid out for this operator's devices (kspmv/core/distributed_vector.hpp): a part per
+  // device, each of max(nrows, ncols) entries at their global positions; the host backend: one
+  // host array. After apply(alpha, x, beta, y) on them, y is whole on every part on one device
+  // and with the AllGather exchange, on part 0 with Merge; with Halo and allgather-x each part
+  // holds the rows its device owns (Operator::parts), and apply wrote into each part of x the
+  // entries owned by other devices that its rows read (the ghost entries of distributed-memory
+  // libraries). upload(host, len, v): `len` host entries (ncols of x, or nrows of y) into the
+  // parts that read them (the entries a device owns; every entry where x is replicated);
+  // download(v, nrows, host): y from the parts that hold it. Both return when done.
+  // make_vector ends the tuning of the partition (Options::tune_partition): distributed vectors
+  // fix it.
+  DistributedVector<Scalar> make_vector();
+  void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v);
+  void download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host);
+  // y = alpha*A*x + beta*y on vectors of make_vector(): enqueued on the operator's streams (one
+  // per device) after the work it queued there, without waiting (the host backend runs it at
+  // once); synchronize() and timings() wait. InvalidArgument for vectors of another operator.
+  void apply(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+             const DistributedVector<Scalar>& y);
+  // What kspmv::cg runs on: CG's vectors in this layout and its fused vector operations (square
+  // matrices; InvalidArgument otherwise). Ends the tuning of the partition, as make_vector does.
+  std::unique_ptr<CgVectors<Scalar>> cg_vectors();
+  // Several devices: the parts of the partition, each part's kernel timed alone on its device
+  // (median of `runs` after a warm-up, CUDA events) when runs > 0; empty on one device. And the
+  // cost model of one apply on distinct devices (partitioners/cost_model.hpp) from each part's
+  // time alone, a peer bandwidth (GB/s each way) and the device copy bandwidth (GB/s read plus
+  // written); UnsupportedError on one device.
+  std::vector<PartInfo> parts(int runs = 0);
+  Prediction predict(const std::vector<double>& part_ms, double peer_gbps,
+                     double device_gbps) const;
+
   // New values for the same pattern (nnz of them, in the CSR order of the matrix the Operator
   // was built from), in host or device memory: every plan (kernel, batches, segments,
   // partitions, the autotuner's choice) is kept. Device values are read on the legacy default
@@ -170,8 +212,13 @@ class Operator {
   void synchronize();
 
   Kernel kernel() const;
+  // Where the matrix lives during apply: Options::residency with Auto resolved (Resident on the
+  // host backend).
+  Residency residency() const;
   const Options& options() const { return options_; }
-  // The last apply's times (waits for it when it is still running on a device).
+  // The last apply's times (waits for it when it is still running on a device). Applies on
+  // device vectors are timed only with Options::time_applies (kernel_ms and total_ms are 0
+  // otherwise): timing events cost the device a few microseconds per apply.
   Timings timings() const;
   Ordinal nrows() const { return nrows_; }
   Ordinal ncols() const { return ncols_; }
@@ -181,6 +228,8 @@ class Operator {
   void init_device(const DeviceCsrArrays<Scalar>& a);
   OperatorImpl<Scalar>& impl() const;  // InvalidArgument after a move
   OperatorImpl<Scalar>& impl(Mode mode);
+  // Throws InvalidArgument unless v was made by this operator's make_vector.
+  void check_layout(const DistributedVector<Scalar>& v, const char* name) const;
   // Checks and runs one apply on k columns (the Views' extents already known).
   void apply_columns(DeviceStream stream, Place place, Scalar alpha,
                      const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta, Scalar* y,

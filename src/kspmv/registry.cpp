@@ -3,8 +3,10 @@
 
 #include <string>
 
+#include "backends/host/default_space_operator.hpp"
 #include "backends/host/host_operator.hpp"
 #include "backends/host/multi_device.hpp"
+#include "backends/host/space_adopt.hpp"
 #include "kspmv/core/error.hpp"
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/cuda_operator.hpp"
@@ -22,6 +24,7 @@ std::vector<KernelInfo> build_registry() {
 #ifdef KSPMV_HAVE_CUDA
   for (const auto& row : cuda::kernel_table<double>()) rows.push_back(row.info);
 #endif
+  for (const auto& row : host::default_space_kernel_table<double>()) rows.push_back(row.info);
   return rows;
 }
 
@@ -86,14 +89,29 @@ int cuda_device_count() {
 #endif
 }
 
+bool runs_on_device(Backend backend) {
+  if (backend == Backend::Cuda) return true;
+  return backend == Backend::KokkosDefault && !host::default_space_is_host();
+}
+
+const char* execution_space_name(Backend backend) {
+  if (backend == Backend::Cuda) return "CUDA";
+  return backend == Backend::Host ? HostExecSpace::name() : host::default_space_name();
+}
+
 namespace detail {
 
 void copy_device_to_host(void* host, const void* device, std::size_t bytes) {
 #ifdef KSPMV_HAVE_CUDA
   cuda::copy_to_host(host, device, bytes);
 #else
-  (void)host, (void)device, (void)bytes;
-  throw InvalidArgument("device memory given to a build without the CUDA backend");
+  if (!runs_on_device(Backend::KokkosDefault))
+    throw InvalidArgument("device memory given to a build without a device");
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  Kokkos::deep_copy(
+      Kokkos::View<char*, HostMemorySpace, Unmanaged>(static_cast<char*>(host), bytes),
+      Kokkos::View<const char*, host::SpaceMemory, Unmanaged>(static_cast<const char*>(device),
+                                                              bytes));
 #endif
 }
 
@@ -117,6 +135,8 @@ bool check_options(const Options& o) {
                            names_of(o.backend, is_streamed) + " (not '" + to_string(o.kernel) +
                            "')");
   const bool multi = o.devices.size() > 1;
+  if (multi && !any_row(o.backend, on_devices))
+    throw UnsupportedError("the " + backend + " backend runs on one device");
   if (multi && row && !row->multi_device)
     throw UnsupportedError("the " + backend + " backend runs kernel '" + to_string(o.kernel) +
                            "' on one device only (on several: auto, " +
@@ -134,12 +154,15 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
   const bool multi = check_options(o);
   if (o.backend == Backend::Host)
     return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
+  if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
   const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
                               a.ncols};
-  if (multi)  // the Views are shared: they keep the matrix alive while the partition is tuned
-    return cuda::make_multi_operator(p, std::make_shared<const CsrMatrix<Scalar>>(a), o);
-  return cuda::make_operator(p, o);
+  // The Views are shared: they keep the matrix alive while the partition is tuned, and while a
+  // streamed matrix is read from them.
+  auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
+  if (multi) return cuda::make_multi_operator(p, std::move(keep), o);
+  return cuda::make_operator(p, o, std::move(keep));
 #else
   throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
@@ -148,13 +171,14 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
                                                          const Options& o) {
-  if (o.backend != Backend::Cuda)
+  if (!runs_on_device(o.backend))
     throw InvalidArgument(std::string("Operator: the matrix is in device memory; the ") +
                           to_string(o.backend) + " backend takes host memory");
   if (check_options(o))
     throw UnsupportedError(
         "Operator: a matrix in device memory runs on that device only; build a multi-device "
         "operator from a host matrix");
+  if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
   return cuda::make_operator(a, o);
 #else

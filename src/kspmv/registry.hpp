@@ -29,9 +29,17 @@ bool supports(Backend backend, Kernel kernel);
 // Number of CUDA devices usable by this build (0 without the CUDA backend or without a GPU).
 int cuda_device_count();
 
+// Whether `backend` computes on a device and takes vectors in device memory: CUDA, and
+// kokkos-default when Kokkos' default execution space is a device (a GPU).
+bool runs_on_device(Backend backend);
+
+// Where `backend` runs, for people: the Kokkos execution space of the host and kokkos-default
+// backends ("Serial", "OpenMP", "Cuda", ...), "CUDA" for the CUDA backend.
+const char* execution_space_name(Backend backend);
+
 namespace detail {
-// Copies `bytes` from memory of a CUDA device to host memory (InvalidArgument in a build without
-// the CUDA backend).
+// Copies `bytes` from device memory (a CUDA device's, or that of Kokkos' default execution
+// space) to host memory (InvalidArgument in a build with no device).
 void copy_device_to_host(void* host, const void* device, std::size_t bytes);
 
 // The backend's execution of `options` (devices resolved) for `a`, after the registry's checks:
@@ -40,8 +48,8 @@ void copy_device_to_host(void* host, const void* device, std::size_t bytes);
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
                                                          const Options& options);
-// The same for a matrix in the memory of options.devices[0]: the CUDA backend, one device,
-// resident.
+// The same for a matrix in device memory: the CUDA backend (memory of options.devices[0], one
+// device, resident) or kokkos-default (the memory of Kokkos' default execution space).
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
                                                          const Options& options);

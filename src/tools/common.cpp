@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -55,6 +56,20 @@ std::vector<int> parse_devices(const std::string& list) {
   return devices;
 }
 
+const OptionSpec kDeviceMemoryCapOption = {
+    "device-memory-cap", "GB",
+    "the most device memory kspmv may use (10^9 bytes), as on a smaller GPU: residency auto "
+    "decides by it and a streamed matrix sizes its ring of buffers to it"};
+
+std::size_t device_memory_cap(const ParsedArgs& args) {
+  if (!args.has("device-memory-cap")) return 0;
+  const double gb = args.number("device-memory-cap", 0);
+  if (!(gb > 0) || gb > 1e9)
+    throw UsageError("--device-memory-cap: a positive number of GB, got " +
+                     args.text("device-memory-cap", ""));
+  return static_cast<std::size_t>(gb * 1e9);
+}
+
 std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback) {
   const std::string p = args.choice("precision", fallback, {"float", "double", "both"});
   return p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
@@ -90,11 +105,21 @@ CsrMatrix<Scalar> load_matrix(const std::string& source, bool progress, bool all
     print_warnings(source, report);
     return a;
   }
-  if (progress)
-    std::cerr << "kspmv: generating " << source.substr(prefix.size()) << " ..." << std::flush;
+  // On a terminal: "kspmv: generating SPEC: NN%" redrawn at most every 200 ms, then the time.
+  const std::string what = "kspmv: generating " + source.substr(prefix.size());
+  if (progress) std::cerr << what << " ..." << std::flush;
   const auto start = Clock::now();
-  auto a = gen::from_spec<Scalar>(source.substr(prefix.size()));
-  if (progress) std::cerr << " done (" << ms_since(start) / 1e3 << " s)\n";
+  double shown_ms = 0;
+  const auto show = [&](double fraction) {
+    const double now = ms_since(start);
+    if (now - shown_ms < 200) return;
+    shown_ms = now;
+    std::fprintf(stderr, "\r%s: %3.0f%%", what.c_str(), 100 * fraction);
+    std::fflush(stderr);
+  };
+  auto a = progress ? gen::from_spec<Scalar>(source.substr(prefix.size()), {}, show)
+                    : gen::from_spec<Scalar>(source.substr(prefix.size()));
+  if (progress) std::cerr << "\r" << what << ": done (" << ms_since(start) / 1e3 << " s)\n";
   return a;
 }
 
@@ -149,13 +174,28 @@ std::string utc_date() {
   return date;
 }
 
+KokkosBuild kokkos_build() {
+  KokkosBuild k;
+  k.version = std::to_string(KOKKOS_VERSION / 10000) + "." +
+              std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+              std::to_string(KOKKOS_VERSION % 100);
+  k.host_space = execution_space_name(Backend::Host);
+  k.host_threads = HostExecSpace().concurrency();
+  k.default_space = execution_space_name(Backend::KokkosDefault);
+  return k;
+}
+
+std::string to_string(const KokkosBuild& k) {
+  return "Kokkos " + k.version + ", host " + k.host_space + " with " +
+         std::to_string(k.host_threads) + " thread(s), default " + k.default_space;
+}
+
 template <class Scalar>
 Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, std::uint64_t seed) {
   const auto x = random_view<Scalar>(op.ncols(), seed);
   const auto y0 = random_view<Scalar>(op.nrows(), seed + 1);
   auto y = make_host_view<Scalar>("y", op.nrows());
-  const bool whole_apply =
-      op.options().residency == Residency::Streamed || op.kernel() == Kernel::FullOverlap;
+  const bool whole_apply = op.residency() == Residency::Streamed;
   std::vector<double> spmv_ms, apply_ms;
   for (int r = 0; r < runs; ++r) {
     Kokkos::deep_copy(y, y0);

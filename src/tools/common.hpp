@@ -13,10 +13,9 @@
 #include "kspmv/formats/csr.hpp"
 #include "kspmv/io/matrix_market.hpp"
 #include "kspmv/operator.hpp"
+#include "tools/args.hpp"
 
 namespace kspmv::tools {
-
-class ParsedArgs;
 
 // True when stderr is a terminal (progress lines are shown only then).
 bool stderr_is_terminal();
@@ -40,6 +39,11 @@ std::vector<std::string> family_specs(bool quick);
 // "--devices": a comma-separated list of device ids such as 0,1 or "all" ({kAllDevices}).
 // Throws UsageError for anything else.
 std::vector<int> parse_devices(const std::string& list);
+
+// "--device-memory-cap GB" of the tool and the benchmarks: Options::device_memory_limit in bytes
+// (GB = 10^9 bytes; 0 when not given). Throws UsageError unless positive.
+std::size_t device_memory_cap(const ParsedArgs& args);
+extern const OptionSpec kDeviceMemoryCapOption;
 
 // `n` values uniform in [-1, 1) from a generator seeded with `seed`.
 template <class Scalar>
@@ -95,7 +99,7 @@ std::string utc_date();
 
 // Median over `runs` applies on random vectors; y is reset between runs outside the timing.
 // The time of one SpMV is the kernel time, or the whole apply when the matrix is streamed
-// (residency Streamed or kernel full-overlap: the matrix transfer is part of the SpMV).
+// (Operator::residency(): the matrix transfer is part of the SpMV).
 template <class Scalar>
 Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, std::uint64_t seed);
 
@@ -111,6 +115,17 @@ template <class Scalar>
 const char* precision_name() {
   return sizeof(Scalar) == sizeof(float) ? "float" : "double";
 }
+
+// The Kokkos this build runs on, as `kspmv demo` and `kspmv info` print it: its version
+// ("4.6.1"), the host execution space of the host backend and its threads, and Kokkos' default
+// execution space (the kokkos-default backend's).
+struct KokkosBuild {
+  std::string version, host_space, default_space;
+  int host_threads = 0;
+};
+KokkosBuild kokkos_build();
+// "Kokkos 4.6.1, host OpenMP with 2 threads, default OpenMP".
+std::string to_string(const KokkosBuild& k);
 
 // "--precision float|double|both" (default `fallback`): the precisions to run.
 std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback);

@@ -21,6 +21,10 @@ set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
 run_step("install into ${prefix}" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+# The KokkosSparse adapter is a header of the library: installed with or without the Tpetra one.
+if(NOT EXISTS "${prefix}/include/kspmv/interop/kokkos_sparse.hpp")
+  message(FATAL_ERROR "consumer test: <kspmv/interop/kokkos_sparse.hpp> was not installed")
+endif()
 
 set(ENV{CMAKE_PREFIX_PATH} "${prefix}:${PREFIX_PATH}")
 set(args -S "${SRC}" -B "${build}")

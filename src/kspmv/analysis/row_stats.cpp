@@ -23,6 +23,11 @@ double fit_exponent(Offset n, const Count& count) {
     while ((k >> (b + 1)) != 0) ++b;
     ++bins[b];
   }
+  return power_law_exponent_of_bins(bins);
+}
+}  // namespace
+
+double power_law_exponent_of_bins(const Offset (&bins)[64]) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   int used = 0;
   for (int b = 0; b < 63; ++b) {
@@ -36,7 +41,6 @@ double fit_exponent(Offset n, const Count& count) {
   const double slope = (used * sxy - sx * sy) / (used * sxx - sx * sx);
   return -slope;
 }
-}  // namespace
 
 double power_law_exponent(const Offset* ptr, Offset len) {
   return fit_exponent(len, [&](Offset i) { return ptr[i + 1] - ptr[i]; });
@@ -62,7 +66,7 @@ RowStats row_stats(const Offset* row_ptr, Ordinal m, Ordinal ncols, Offset max_l
     if (k > max_len) continue;
     ++s.nrows, s.nnz += k;
     s.min_row = std::min(s.min_row, k);
-    s.max_row = std::max(s.max_row, k);
+    if (k > s.max_row || s.nrows == 1) s.max_row = k, s.longest_row = i;
     s.empty_rows += k == 0;
     for (auto& [threshold, count] : s.rows_above) count += k > threshold;
   }

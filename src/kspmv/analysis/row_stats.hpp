@@ -16,6 +16,7 @@ struct RowStats {
   Ordinal nrows = 0, ncols = 0;         // nrows: the rows counted (see row_stats' max_len)
   Offset nnz = 0;                       // non-zeros of the rows counted
   Offset min_row = 0, max_row = 0;      // shortest and longest row (0 for a matrix without rows)
+  Ordinal longest_row = 0;              // the first row counted that holds max_row non-zeros
   double mean_row = 0, stddev_row = 0;  // population standard deviation
   Ordinal empty_rows = 0;
   // (threshold, number of rows longer than threshold) for thresholds 32, 256, 4096, 65536.
@@ -39,6 +40,9 @@ RowStats row_stats(const Offset* row_ptr, Ordinal m, Ordinal ncols,
 // [2^b, 2^(b+1)) of the non-zero counts; empty rows/columns do not enter. NaN if fewer than two
 // bins are occupied.
 double power_law_exponent(const Offset* ptr, Offset len);
+// The same fit from the counts already binned: bins[b] counts the rows (or columns) with
+// 2^b <= k < 2^(b+1) non-zeros (a histogram computed on a device, for one).
+double power_law_exponent_of_bins(const Offset (&bins)[64]);
 
 // One line: "m x n, nnz N, per row mean/max/std, E empty rows, R=...".
 std::string summary(const RowStats& s);

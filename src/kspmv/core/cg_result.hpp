@@ -1,5 +1,5 @@
-// What every conjugate-gradient variant takes and returns. Kokkos-free: shared by the host CG
-// (cg.hpp) and the multi-GPU CG of the CUDA backend (backends/cuda/cg_multi.hpp).
+// What conjugate gradients (kspmv/solvers/cg.hpp) takes and returns. Kokkos-free: the backends'
+// CG vectors (core/cg_vectors.hpp) report its stop reasons.
 #pragma once
 
 namespace kspmv {

@@ -2,13 +2,17 @@
 // implements it in code that never sees Kokkos headers (DESIGN.md "Data model").
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
 
+#include "kspmv/core/cg_vectors.hpp"
 #include "kspmv/core/csr_pointers.hpp"
+#include "kspmv/core/distributed_vector.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/options.hpp"
+#include "kspmv/core/tuner.hpp"
 #include "kspmv/core/types.hpp"
 
 // The CUDA runtime's stream type (cudaStream_t is CUstream_st*), declared so that no CUDA header
@@ -29,7 +33,11 @@ struct DeviceTimings {
 
 // Milliseconds of the last apply (and of the one-time preprocessing).
 struct Timings {
-  double preprocess_ms = 0;  // once, at construction
+  double preprocess_ms = 0;  // once, at construction; of it (CUDA; 0 where not measured):
+  double partition_ms = 0;   //   the multi-device plan, row statistics on the device included
+  double upload_ms = 0;      //   the matrix into device memory (its allocation and copies)
+  double setup_ms = 0;       //   the rest: kernels' plans, the exchange's set-up, buffers
+  double tune_ms = 0;        //   timing the candidates of the Auto exchange
   double h2d_ms = 0;         // matrix or vector transfers to the device in the last apply
   double kernel_ms = 0;      // SpMV kernels of the last apply
   double exchange_ms = 0;    // multi-device exchange of the last apply
@@ -37,6 +45,31 @@ struct Timings {
   // Multi-device operators: per entry of Options::devices (kernel_ms and exchange_ms above are
   // then the slowest device's); empty on one device.
   std::vector<DeviceTimings> devices;
+  // Every choice made by timing so far (kernel autotune, the LRA pair, the Auto exchange), each
+  // candidate with its median (core/tuner.hpp), and whether a choice is still being timed on the
+  // coming applies.
+  std::vector<TuneTrial> trials;
+  bool tuning = false;
+  // Multi-device operators: bytes one apply moves between devices.
+  std::size_t exchange_bytes = 0;
+};
+
+// One part of a multi-device partition (Operator::parts).
+struct PartInfo {
+  int device = 0;  // index into Options::devices
+  int slot = 0;    // its stream slot on that device (kernels run in slot order)
+  Ordinal row_begin = 0, row_end = 0;
+  Offset nnz_begin = 0, nnz_end = 0;
+  bool redundant = false;  // computed by every device, never sent (LRA+RC's A_c)
+  Kernel kernel = Kernel::Auto;
+  double kernel_ms = 0;  // its kernel alone on its device, when timed (median, events)
+};
+
+// The cost model's apply on distinct devices (partitioners/cost_model.hpp).
+struct Prediction {
+  double ms = 0;           // the slowest device, from the start of the apply to its end
+  double kernel_ms = 0;    // the slowest device's kernels, back to back
+  double exchange_ms = 0;  // ms - kernel_ms
 };
 
 template <class Scalar>
@@ -70,6 +103,43 @@ class OperatorImpl {
   }
   // Waits until the device work this operator queued has finished (host backends: nothing).
   virtual void synchronize() {}
+
+  // Vectors in the operator's layout (kspmv::Operator::make_vector says what is where). The
+  // defaults are those of a host operator: one host array of max(m, n) entries, applied by
+  // apply_host. upload: `len` host entries into the parts that read them; download: `len`
+  // entries of y from the parts that hold them.
+  virtual DistributedVector<Scalar> make_vector(Ordinal m, Ordinal n) const {
+    return make_host_vector<Scalar>(static_cast<std::size_t>(std::max(m, n)), this);
+  }
+  virtual void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v) {
+    std::copy(host, host + len, v.data(0));
+  }
+  virtual void download(const DistributedVector<Scalar>& v, std::size_t len, Scalar* host) {
+    std::copy(v.data(0), v.data(0) + len, host);
+  }
+  // y = alpha*A*x + beta*y on vectors of make_vector: enqueued on the operator's streams after
+  // the work it queued there (CgVectors' included) where the backend can, else run at once.
+  virtual void apply_distributed(Scalar alpha, const DistributedVector<Scalar>& x, Scalar beta,
+                                 const DistributedVector<Scalar>& y) {
+    apply_host(alpha, x.data(0), beta, y.data(0));
+  }
+  // CG's vectors and fused operations in this layout (n: the square system's size).
+  virtual std::unique_ptr<CgVectors<Scalar>> make_cg_vectors(Ordinal n) {
+    return make_host_cg_vectors<Scalar>(n, this);
+  }
+  // Multi-device operators: the parts of the partition, their kernels timed alone over `runs`
+  // runs when runs > 0; and the cost model of one apply on distinct devices from each part's
+  // time alone, the peer bandwidth (GB/s each way) and the device's copy bandwidth (GB/s read
+  // plus written). One device: no parts, no prediction (UnsupportedError).
+  virtual std::vector<PartInfo> parts(int runs) {
+    (void)runs;
+    return {};
+  }
+  virtual Prediction predict(const std::vector<double>& part_ms, double peer_gbps,
+                             double device_gbps) const {
+    (void)part_ms, (void)peer_gbps, (void)device_gbps;
+    throw UnsupportedError("predict: the cost model is for operators on several devices");
+  }
   // An operator of the transpose on the same devices with the same options, built from the
   // operator's own current values; nullptr where it keeps no CSR to build it from
   // (kspmv::Operator then transposes its host matrix, whose values it keeps current).
@@ -79,6 +149,8 @@ class OperatorImpl {
   virtual bool transposes_itself() const { return false; }
   // The kernel that runs (Kernel::Auto resolved).
   virtual Kernel kernel() const = 0;
+  // Where the matrix lives (Residency::Auto resolved; the host backend's is Resident).
+  virtual Residency residency() const { return Residency::Resident; }
   // The last apply's times; waits for that apply where it is still running.
   virtual Timings timings() const = 0;
 };

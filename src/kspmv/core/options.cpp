@@ -32,10 +32,12 @@ const char* name_of(const std::pair<Enum, const char*> (&table)[N], Enum e) {
 constexpr std::pair<Backend, const char*> kBackendNames[] = {
     {Backend::Host, "host"},
     {Backend::Cuda, "cuda"},
+    {Backend::KokkosDefault, "kokkos-default"},
 };
 constexpr std::pair<Residency, const char*> kResidencyNames[] = {
     {Residency::Resident, "resident"},
     {Residency::Streamed, "streamed"},
+    {Residency::Auto, "auto"},
 };
 }  // namespace
 

@@ -2,18 +2,24 @@
 // Kokkos-free so that the CUDA backend shares the names.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace kspmv {
 
-enum class Backend { Host, Cuda };
+// Host: the Kokkos kernels on the default host execution space (host threads). Cuda: the CUDA
+// kernels and cuSPARSE. KokkosDefault ("kokkos-default"): the Kokkos CSR, COO and CSC kernels on
+// Kokkos' default execution space, a GPU when Kokkos was built with CUDA (HIP, SYCL), the host
+// otherwise.
+enum class Backend { Host, Cuda, KokkosDefault };
+inline constexpr Backend kBackends[] = {Backend::Host, Backend::Cuda, Backend::KokkosDefault};
 
 // Every kernel once: X(enumerator, command-line name). Which backend runs it, and how, is the
 // kernel registry's business (kspmv/registry.hpp); this list only names them.
 #define KSPMV_KERNELS(X)                                                                          \
   X(Auto, "auto")                      /* chosen from row statistics (and, optionally, timing) */ \
-  X(Csr, "csr")                        /* host: row-block CSR */                                  \
+  X(Csr, "csr")                        /* host: team-per-row-block CSR */                         \
   X(Coo, "coo")                        /* host: COO */                                            \
   X(Csc, "csc")                        /* host: CSC (scatter by columns) */                       \
   X(CsrVector, "csr-vector")           /* CUDA: 1..32 threads per row */                          \
@@ -29,8 +35,10 @@ enum class Backend { Host, Cuda };
 enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
 #undef KSPMV_KERNEL_ENUMERATOR
 
-// Where the matrix lives during apply (DESIGN.md "Residency").
-enum class Residency { Resident, Streamed };
+// Where the matrix lives during apply (DESIGN.md "Residency"): uploaded once, streamed from host
+// memory on every apply, or Auto: resident when it fits in the device memory kspmv may use with
+// room for the vectors, streamed otherwise (the host backend has no device: Auto is resident).
+enum class Residency { Resident, Streamed, Auto };
 
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
 enum class Mode { NoTranspose, Transpose };
@@ -51,30 +59,41 @@ inline constexpr int kAllDevices = -1;
 struct Options {
   Backend backend = Backend::Host;
   Kernel kernel = Kernel::Auto;
-  Residency residency = Residency::Resident;
+  Residency residency = Residency::Auto;
   // CUDA device ids (repeats allowed: each entry is one device of the partition). More than one
   // entry runs the matrix partitioned over them (cuda::MultiDeviceSpmv; the host backend
   // emulates that many devices, host::MultiDeviceHost) with the settings below.
   std::vector<int> devices = {0};
-  // Kernel::Auto may time its candidates on the first calls of apply and keep the fastest.
+  // Kernel::Auto may time its candidates on the first calls of apply and keep the fastest (the
+  // tuner's rule, core/tuner.hpp).
   bool autotune = false;
   // Multi-device partition scheme: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host only), pcoo
-  // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo
-  // (partitioners/exchange.hpp; auto times the candidates for a single apply).
+  // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo, allgather-x
+  // (partitioners/exchange.hpp; auto times allgather, merge and halo once, when the Operator is
+  // built, and keeps the fastest).
   std::string partition = "nz";
   std::string exchange = "auto";
   // LRA / LRA+RC row fractions; < 0: Table 3 default of Gao et al. 2024 by mean nnz/row.
   double d_l = -1, d_c = -1;
   // CUDA, LRA / LRA+RC with both fractions left at their defaults: the first applies try each
-  // of part::tuning_candidates (kPartitionTuneTrials applies each, every one a correct SpMV) and
-  // keep the fastest (the paper tunes d_l, d_c in the first iterations). false: Table 3 default.
+  // of part::tuning_candidates by the tuner's rule (core/tuner.hpp; every apply a correct SpMV)
+  // and keep the fastest (the paper tunes d_l, d_c in the first iterations); distributed
+  // vectors (Operator::make_vector) end it. false: Table 3 default.
   bool tune_partition = true;
+  // CUDA: time every apply on a caller's stream with events (Timings::kernel_ms), at a cost of a
+  // few microseconds of device time per apply. false: only autotuning and applies of host
+  // vectors are timed; the others leave kernel_ms and total_ms at 0. (Several devices: every
+  // apply is timed, its events order the devices' streams anyway.)
+  bool time_applies = false;
+  // The most device memory (bytes) a single-device CUDA operator plans to use for the matrix and
+  // its work buffers; 0: the free memory of the device. Residency::Auto decides by it, a
+  // streamed matrix sizes its ring of buffers to it, and a resident matrix that needs more is
+  // refused (MemoryError), so that a smaller GPU can be stood in for.
+  std::size_t device_memory_limit = 0;
   // The Operator checks the matrix in O(nnz) when it is built (sizes, a row pointer that starts at
   // 0 and never decreases, column indices in range) and throws InvalidArgument naming the first
   // bad row or entry. false: the caller has checked it (CsrMatrix::validate) and vouches for it.
   bool validate = true;
 };
-
-inline constexpr int kPartitionTuneTrials = 2;
 
 }  // namespace kspmv

@@ -1,6 +1,7 @@
 #include "kspmv/formats/batch_plan.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "kspmv/core/error.hpp"
@@ -18,6 +19,12 @@ void validate(const BatchParams& p) {
     throw InvalidArgument("big_batches must be >= 1 (got " + std::to_string(p.big_batches) + ")");
   if (!std::is_sorted(p.vector_switch.begin(), p.vector_switch.end()))
     throw InvalidArgument("vector_switch must be non-decreasing");
+  if (p.big_batch_nnz != 0 && p.big_batch_nnz < p.max_batch_size)
+    throw InvalidArgument("big_batch_nnz must be 0 or at least max_batch_size (got " +
+                          std::to_string(p.big_batch_nnz) + ")");
+  if (p.big_batch_rows != 0 && p.big_batch_rows < p.max_batch_rows)
+    throw InvalidArgument("big_batch_rows must be 0 or at least max_batch_rows (got " +
+                          std::to_string(p.big_batch_rows) + ")");
 }
 
 int batch_vector_size(Offset nnz, Ordinal rows, const BatchParams& p) {
@@ -27,44 +34,63 @@ int batch_vector_size(Offset nnz, Ordinal rows, const BatchParams& p) {
   return size;
 }
 
-namespace {
-
-// Alg. 7: big batch i copies [i * size, min((i + 1) * size, nnz)) and runs the batches and long
-// rows whose last non-zero it copies. Units (batches and long rows) are walked in row order.
-void make_big_batches(const Offset* row_ptr, Ordinal m, int wanted, BatchPlan& plan) {
-  const Offset nnz = row_ptr[m];
-  const Offset size =
-      nnz == 0 ? 0 : (nnz + std::min<Offset>(wanted, nnz) - 1) / std::min<Offset>(wanted, nnz);
-  const int count = nnz == 0 ? 1 : static_cast<int>((nnz + size - 1) / size);
-  // The big batch whose copy holds the non-zero before `end` (0 when there is none).
-  auto owner = [&](Offset end) { return end == 0 ? 0 : static_cast<int>((end - 1) / size); };
-
+void cut_big_batches(const Offset* row_ptr, Ordinal m, const BatchParams& p, BatchPlan& plan) {
+  validate(p);
   const auto& batches = plan.batches;
   const auto& long_rows = plan.long_rows;
-  Ordinal b = 0, l = 0;
-  for (int i = 0; i < count; ++i) {
-    BigBatchInfo big{};
-    big.nnz_begin = i * size;
-    big.nnz_end = std::min<Offset>((i + 1) * size, nnz);
-    big.batch_begin = b;
-    big.long_begin = l;
-    big.row_begin = i == 0 ? 0 : plan.big_batches.back().row_end;
-    while (b < Ordinal(batches.size()) && owner(batches[b].nnz_end) <= i) ++b;
-    while (l < Ordinal(long_rows.size()) && owner(row_ptr[long_rows[l] + 1]) <= i) ++l;
-    big.batch_end = b;
-    big.long_end = l;
-    // Rows up to the first row of the next big batch's first unit (all rows for the last one).
-    Ordinal row_end = m;
-    if (b < Ordinal(batches.size())) row_end = batches[b].row_begin;
-    if (l < Ordinal(long_rows.size())) row_end = std::min(row_end, long_rows[l]);
-    big.row_end = row_end;
-    const Offset read_begin = row_ptr[big.row_begin], read_end = row_ptr[big.row_end];
-    big.wait_begin = read_begin < read_end ? static_cast<int>(read_begin / size) : i;
-    plan.big_batches.push_back(big);
-  }
-}
+  const Offset nnz = row_ptr[m];
+  // Alg. 7's size nnz / big_batches, within the limits, never below the largest batch.
+  Offset widest = 1;
+  for (const BatchInfo& b : batches) widest = std::max(widest, b.nnz_end - b.nnz_begin);
+  Offset size = std::max((nnz + p.big_batches - 1) / p.big_batches, widest);
+  if (p.big_batch_nnz > 0) size = std::min(size, p.big_batch_nnz);
+  size = std::min(size, kMaxBigBatchNnz);
+  if (size < widest)
+    throw InvalidArgument("a batch of " + std::to_string(widest) +
+                          " non-zeros exceeds the big-batch size");
+  const Ordinal row_cap =
+      p.big_batch_rows > 0 ? p.big_batch_rows : std::numeric_limits<Ordinal>::max();
 
-}  // namespace
+  plan.big_batches.clear();
+  const Ordinal nb = static_cast<Ordinal>(batches.size());
+  const Ordinal nl = static_cast<Ordinal>(long_rows.size());
+  Ordinal b = 0, l = 0;  // the next batch and long row
+  BigBatchInfo g{0, 0, 0, 0, 0, 0, 0, 0};
+  Offset used = 0;
+  bool has_batches = false;
+  auto close = [&](Offset at) {  // ends g at non-zero `at`; the next one starts there
+    g.nnz_end = at;
+    plan.big_batches.push_back(g);
+    g = {at, at, b, b, l, l, g.row_end, g.row_end};
+    used = 0;
+    has_batches = false;
+  };
+  // Units in row order: whole batches, and long rows cut where a big batch is full.
+  while (b < nb || l < nl) {
+    if (l == nl || (b < nb && batches[b].row_begin < long_rows[l])) {
+      const BatchInfo& u = batches[b];
+      const Offset len = u.nnz_end - u.nnz_begin;
+      const bool fits = used + len <= size && (!has_batches || u.row_end - g.row_begin <= row_cap);
+      if (!fits && (has_batches || used > 0)) close(u.nnz_begin);
+      if (!has_batches) g.row_begin = u.row_begin;
+      g.row_end = u.row_end;
+      has_batches = true;
+      used += len;
+      g.batch_end = ++b;
+    } else {
+      const Ordinal r = long_rows[l];
+      for (Offset k = row_ptr[r]; k < row_ptr[r + 1];) {
+        if (used == size) close(k);
+        const Offset take = std::min(row_ptr[r + 1] - k, size - used);
+        g.long_end = l + 1;
+        used += take;
+        k += take;
+      }
+      ++l;
+    }
+  }
+  close(nnz);
+}
 
 BatchPlan make_batch_plan(const Offset* row_ptr, Ordinal m, const BatchParams& p) {
   validate(p);
@@ -94,7 +120,7 @@ BatchPlan make_batch_plan(const Offset* row_ptr, Ordinal m, const BatchParams& p
     if (!open) start = i, open = true;
   }
   if (open) close(m);
-  make_big_batches(row_ptr, m, p.big_batches, plan);
+  cut_big_batches(row_ptr, m, p, plan);
   return plan;
 }
 

@@ -183,7 +183,7 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
 
   // The blocks in schedule order: the pairs bucketed by block column, stably (block rows
   // ascending in each); a block is a bucket's run of one block row. output_hash holds each
-  // block's pairs, rows ascending, until the reordering; begin_nnz the blocks' sizes, then
+  // block's pairs, rows ascending, until the reordering; block_begin the blocks' sizes, then
   // their scan. The blocks are found block row by block row (by_row).
   std::vector<Ordinal> stamp(C, -1), pair_at(std::size_t(C) + 1, 0), block_at(pair_at);
   const auto for_each_bucketed = [&](auto f) {  // f(pair, block column, block row, new block)
@@ -206,7 +206,7 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
   h.block_row.resize(B);
   h.block_col.resize(B);
   h.table_ptr.resize(std::size_t(B) + 1);
-  h.begin_nnz.assign(std::size_t(B) + 1, 0);
+  std::vector<Offset> block_begin(std::size_t(B) + 1, 0);
   h.output_hash.resize(S);
   std::vector<Ordinal> by_row;
   by_row.reserve(B);
@@ -220,10 +220,15 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
       h.table_ptr[b] = slot;
       by_row.push_back(b);
     }
-    h.begin_nnz[block_at[bn]] += first[q + 1] - first[q];  // the size of block block_at[bn] - 1
+    block_begin[block_at[bn]] += first[q + 1] - first[q];  // the size of block block_at[bn] - 1
   });
   h.table_ptr[B] = S;
-  std::partial_sum(h.begin_nnz.begin(), h.begin_nnz.end(), h.begin_nnz.begin());
+  std::partial_sum(block_begin.begin(), block_begin.end(), block_begin.begin());
+  h.group_ptr.assign(std::size_t(B) + 1, 0);
+  for (Ordinal b = 0; b < B; ++b)
+    h.group_ptr[b + 1] =
+        h.group_ptr[b] + (h.table_ptr[b + 1] - h.table_ptr[b] + kHbpWarp - 1) / kHbpWarp;
+  h.begin_nnz.assign(std::size_t(h.group_ptr[B]) + 1, a.nnz());
 
   // Reordering (Sec. III-B), then the conversion, block by block in block row order: the
   // pairs and entries a block reads lie in its block row's stretch of the CSR.
@@ -267,9 +272,10 @@ HbpMatrix<Scalar> build_hbp(const CsrPointers<Scalar>& a, const HbpParams& p, co
     }
     for (Ordinal t = 0; t < k; ++t) placed[t] = table[order[t]];
     std::copy(placed.begin(), placed.begin() + k, table);
-    Offset pos = h.begin_nnz[b];
+    Offset pos = block_begin[b];
     const Ordinal col_base = h.block_col[b] * M;
     for (Ordinal g0 = 0; g0 < k; g0 += kHbpWarp) {  // a warp group: table slots g0 + lane
+      h.begin_nnz[h.group_ptr[b] + g0 / kHbpWarp] = pos;
       int c[kHbpWarp], max_c = 0;
       for (int l = 0; l < kHbpWarp; ++l) {
         c[l] = g0 + l < k ? cnt[order[g0 + l]] : 0;
@@ -320,17 +326,14 @@ HbpBalance hbp_balance(const HbpMatrix<Scalar>& h) {
     const Ordinal t0 = h.table_ptr[b], k = h.table_ptr[b + 1] - t0;
     std::fill(at.begin(), at.end(), 0);  // the paper's table: the empty rows first
     std::fill(local.begin(), local.end(), 0);
-    Offset j0 = h.begin_nnz[b];
     for (Ordinal g0 = 0; g0 < k; g0 += kHbpWarp) {  // count each lane's add_sign chain
-      Offset group_nnz = 0;
+      const Offset j0 = h.begin_nnz[h.group_ptr[b] + g0 / kHbpWarp];
       for (Ordinal s = g0; s < std::min(k, g0 + kHbpWarp); ++s) {
         int c = 1;
         for (Offset j = j0 + (s - g0); h.add_sign[j] > 0; j += h.add_sign[j]) ++c;
         at[N - k + s] = c;
         local[pair_row[h.output_hash[t0 + s]] - h.block_row[b] * N] = c;
-        group_nnz += c;
       }
-      j0 += group_nnz;
     }
     for (Ordinal g = 0; g < N / kHbpWarp; ++g) {
       r.before += variance(local.data() + g * kHbpWarp);

@@ -87,7 +87,11 @@ struct HbpMatrix {
   // no empty row in a group, lane l's first element is the group's first + l and zero_row, 0
   // throughout, is not stored.
   std::vector<Ordinal> table_ptr;  // blocks + 1
-  std::vector<Offset> begin_nnz;   // blocks + 1: first element of each block (Sec. III-A)
+  // Block b's warp groups are [group_ptr[b], group_ptr[b + 1]); group g of it holds the table
+  // slots table_ptr[b] + 32 * (g - group_ptr[b]) + lane and its elements start at begin_nnz[g]
+  // (Alg. 3's begin_ptr, indexed by block and warp group; the last entry is nnz).
+  std::vector<Ordinal> group_ptr;  // blocks + 1
+  std::vector<Offset> begin_nnz;   // groups + 1
   // nnz entries, block by block, group by group (each group's elements after the previous
   // group's), column-major within a group (the k-th element of every row of the group that
   // has one, in table order):
@@ -103,11 +107,14 @@ struct HbpMatrix {
   Offset dp_padded_nnz = 0;          // DP2D only: the padded work of its optimal groups
 
   Ordinal blocks() const { return static_cast<Ordinal>(block_row.size()); }
+  Ordinal groups() const {
+    return begin_nnz.empty() ? 0 : static_cast<Ordinal>(begin_nnz.size() - 1);
+  }
   Offset slots() const { return static_cast<Offset>(output_hash.size()); }
   Offset nnz() const { return begin_nnz.empty() ? 0 : begin_nnz.back(); }
   std::size_t bytes() const {
-    return (block_row.size() + block_col.size() + table_ptr.size() + output_hash.size() +
-            combine_ptr.size()) *
+    return (block_row.size() + block_col.size() + table_ptr.size() + group_ptr.size() +
+            output_hash.size() + combine_ptr.size()) *
                sizeof(Ordinal) +
            begin_nnz.size() * sizeof(Offset) + col.size() * sizeof(std::uint16_t) +
            data.size() * sizeof(Scalar) + add_sign.size();

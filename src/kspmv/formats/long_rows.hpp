@@ -26,4 +26,10 @@ struct LongRowPlan {
 LongRowPlan plan_long_rows(const Offset* row_ptr, Ordinal m, std::vector<Ordinal> rows,
                            Offset chunk_nnz);
 
+// The same from the rows' extents: row rows[i] holds the non-zeros [begin[i], end[i]) (a plan
+// made without the whole row pointer, e.g. from rows found on a device). Throws InvalidArgument
+// when chunk_nnz < 1, the three lists differ in length or an extent is reversed.
+LongRowPlan plan_long_row_extents(std::vector<Ordinal> rows, const std::vector<Offset>& begin,
+                                  const std::vector<Offset>& end, Offset chunk_nnz);
+
 }  // namespace kspmv

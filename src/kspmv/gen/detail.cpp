@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "kspmv/core/error.hpp"
 
@@ -69,6 +70,25 @@ void sample_sorted(Rng& rng, Offset k, Offset n, Ordinal* out) {
     if (static_cast<Offset>(rng.below(static_cast<std::uint64_t>(n - t))) < k - chosen)
       out[chosen++] = static_cast<Ordinal>(t);
   }
+}
+
+std::function<void(double)>& progress_sink() {
+  thread_local std::function<void(double)> sink;
+  return sink;
+}
+
+ProgressScope::ProgressScope(std::function<void(double)> progress)
+    : previous_(std::exchange(progress_sink(), std::move(progress))) {}
+
+ProgressScope::ProgressScope(double from, double to)
+    : ProgressScope(progress_sink() ? std::function<void(double)>(
+                                          [outer = progress_sink(), from, to](double x) {
+                                            outer(from + x * (to - from));
+                                          })
+                                    : std::function<void(double)>()) {}
+
+ProgressScope::~ProgressScope() {
+  progress_sink() = std::move(previous_);
 }
 
 void require(bool ok, const std::string& what, const std::string& message) {

@@ -1,17 +1,51 @@
 // Internals shared by the generators: counter-based random numbers, a pseudo-random permutation,
-// sampling without replacement and the count-then-fill CSR builder. Not part of the public API.
+// sampling without replacement, the count-then-fill CSR builder and the threads that run them.
+// Not part of the public API.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
-#include "kspmv/core/kokkos.hpp"
+#include "kspmv/core/parallel.hpp"
 #include "kspmv/formats/csr.hpp"
 #include "kspmv/gen/generators.hpp"
 
 namespace kspmv::gen::detail {
 
-using Range = Kokkos::RangePolicy<HostExecSpace, Kokkos::IndexType<std::int64_t>>;
+// Items per block of the generators' parallel loops.
+inline constexpr std::int64_t kGrain = std::int64_t(1) << 14;
+
+// The progress callback of the from_spec call running on this thread (empty: none); a
+// ProgressScope sets it for its lifetime: to `progress`, or to the part [from, to] of the
+// current one (a generator's last step).
+std::function<void(double)>& progress_sink();
+class ProgressScope {
+ public:
+  explicit ProgressScope(std::function<void(double)> progress);
+  ProgressScope(double from, double to);
+  ~ProgressScope();
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+
+ private:
+  std::function<void(double)> previous_;
+};
+
+// Calls f(i) for every i in [0, n) on the host threads (parallel_blocks); f(i) for distinct i
+// must not conflict. The loop's progress goes to the progress sink as [from, to].
+template <class F>
+void for_each_index(std::int64_t n, const F& f, double from = 0, double to = 0) {
+  const std::function<void(double)>& sink = progress_sink();
+  parallel_blocks(
+      n, kGrain,
+      [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) f(i);
+      },
+      sink && to > from
+          ? std::function<void(double)>([&](double x) { sink(from + x * (to - from)); })
+          : std::function<void(double)>());
+}
 
 inline std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -103,33 +137,27 @@ struct Rows {
 };
 Rows resolve(RowRange range, Ordinal m, const std::string& what);
 
-// Builds rows [first, first + m) of a CSR with n columns in two passes over rows, each a
-// parallel_for: length(i) gives row i's non-zero count, fill(i, cols, vals) writes exactly that
-// many sorted entries (i the global row). Both must be pure functions of i so that the result
-// does not depend on the number of threads, nor on the rows built with it.
+// Builds rows [first, first + m) of a CSR with n columns in two passes over rows on the host
+// threads: length(i) gives row i's non-zero count, fill(i, cols, vals) writes exactly that many
+// sorted entries (i the global row). Both must be pure functions of i so that the result does
+// not depend on the number of threads, nor on the rows built with it. Progress: 10% for the
+// lengths, the rest for the rows.
 template <class S, class Length, class Fill>
 CsrMatrix<S> build_csr(Ordinal m, Ordinal n, const Length& length, const Fill& fill,
                        Ordinal first = 0) {
   auto row_ptr = make_host_view<Offset>("kspmv::csr::row_ptr", std::size_t(m) + 1);
-  row_ptr(0) = 0;
-  Kokkos::parallel_for("kspmv::gen::count", Range(0, m), [=](std::int64_t i) {
-    row_ptr(i + 1) = length(static_cast<Ordinal>(first + i));
-  });
-  Kokkos::parallel_scan("kspmv::gen::scan", Range(0, m),
-                        [=](std::int64_t i, Offset& sum, bool final) {
-                          const Offset len = row_ptr(i + 1);
-                          sum += len;
-                          if (final) row_ptr(i + 1) = sum;
-                        });
-  Kokkos::fence();
-  CsrMatrix<S> a(m, n, row_ptr(m));
+  Offset* rp = row_ptr.data();
+  rp[0] = 0;
+  for_each_index(
+      m, [&](std::int64_t i) { rp[i + 1] = length(static_cast<Ordinal>(first + i)); }, 0.0, 0.1);
+  inclusive_scan(rp + 1, m);
+  CsrMatrix<S> a(m, n, rp[m]);
   a.row_ptr = row_ptr;
-  auto col = a.col_idx;
-  auto val = a.values;
-  Kokkos::parallel_for("kspmv::gen::fill", Range(0, m), [=](std::int64_t i) {
-    fill(static_cast<Ordinal>(first + i), col.data() + row_ptr(i), val.data() + row_ptr(i));
-  });
-  Kokkos::fence();
+  Ordinal* col = a.col_idx.data();
+  S* val = a.values.data();
+  for_each_index(
+      m, [&](std::int64_t i) { fill(static_cast<Ordinal>(first + i), col + rp[i], val + rp[i]); },
+      0.1, 1.0);
   return a;
 }
 

@@ -3,8 +3,9 @@
 //
 // Every generator returns a CSR with sorted columns and no duplicates, is deterministic per
 // seed and independent of the number of threads (each row, edge or point draws from its own
-// counter-based random stream), and builds the CSR directly: row lengths first, then the rows.
-// Float and double are instantiated. Invalid sizes throw InvalidArgument.
+// counter-based random stream), and builds the CSR directly: row lengths first, then the rows,
+// on every core (host_threads(): std::threads, whatever Kokkos' host backend). Float and
+// double are instantiated. Invalid sizes throw InvalidArgument.
 //
 // The generators built row by row also build a block of consecutive rows alone (a RowRange):
 // the same rows as the whole matrix, with global column indices, in time and memory of the
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "kspmv/formats/csr.hpp"
@@ -78,9 +80,12 @@ CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed, RowRange range = {}
 
 // Builds the matrix a spec names (grammar in spec_help()), or its rows `rows`; InvalidArgument
 // says what is wrong. kron and rgg draw their edges and points for the whole matrix (each row
-// depends on all of them): a row range of those is cut from the whole matrix.
+// depends on all of them): a row range of those is cut from the whole matrix. `progress`, when
+// given, is called on the calling thread with the fraction done (in [0, 1], non-decreasing) as
+// the generator goes; the library prints nothing itself.
 template <class S>
-CsrMatrix<S> from_spec(const std::string& spec, RowRange rows = {});
+CsrMatrix<S> from_spec(const std::string& spec, RowRange rows = {},
+                       const std::function<void(double)>& progress = {});
 
 // The number of rows of the matrix a spec names, without building it (InvalidArgument as
 // from_spec): what splits it into blocks of rows before any is built.

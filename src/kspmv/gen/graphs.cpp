@@ -9,7 +9,7 @@
 namespace kspmv::gen {
 
 using detail::build_csr;
-using detail::Range;
+using detail::for_each_index;
 using detail::require;
 using detail::Rng;
 
@@ -17,12 +17,14 @@ namespace {
 // Exclusive prefix sum of counts(0..n) into starts(0..n], starts(0) = 0.
 void exclusive_scan(const HostView<Offset>& counts, const HostView<Offset>& starts) {
   starts(0) = 0;
-  Kokkos::parallel_scan("kspmv::gen::scan", Range(0, counts.extent(0)),
-                        [=](std::int64_t i, Offset& sum, bool final) {
-                          sum += counts(i);
-                          if (final) starts(i + 1) = sum;
-                        });
-  Kokkos::fence();
+  std::copy(counts.data(), counts.data() + counts.extent(0), starts.data() + 1);
+  inclusive_scan(starts.data() + 1, static_cast<std::int64_t>(counts.extent(0)));
+}
+
+// Zeroes a host view on the host threads.
+void zero(const HostView<Offset>& v) {
+  Offset* p = v.data();
+  for_each_index(static_cast<std::int64_t>(v.extent(0)), [&](std::int64_t i) { p[i] = 0; });
 }
 }  // namespace
 
@@ -43,49 +45,57 @@ CsrMatrix<S> kronecker(int scale, int edge_factor, std::uint64_t seed) {
   auto src = make_host_view<Ordinal>("kspmv::gen::src", edges);
   auto dst = make_host_view<Ordinal>("kspmv::gen::dst", edges);
   auto degree = make_host_view<Offset>("kspmv::gen::degree", n);
-  Kokkos::deep_copy(degree, Offset(0));
-  Kokkos::parallel_for("kspmv::gen::rmat", Range(0, edges), [=](std::int64_t e) {
-    Rng rng(seed, static_cast<std::uint64_t>(e));
-    std::uint64_t u = 0, v = 0, bits = 0;
-    for (int level = 0; level < scale; ++level) {
-      if (level % 4 == 0) bits = rng.next();
-      const auto r = static_cast<std::uint32_t>(bits & 0xFFFF);
-      bits >>= 16;
-      const std::uint32_t a = 37355, ab = 49807, abc = 62259;  // .57, .76, .95 of 65536
-      u = (u << 1) | (r >= ab);
-      v = (v << 1) | ((r >= a && r < ab) || r >= abc);
-    }
-    u = scramble(u), v = scramble(v);
-    if (u == v) {  // self-loop: dropped
-      src(e) = -1;
-      return;
-    }
-    src(e) = static_cast<Ordinal>(u), dst(e) = static_cast<Ordinal>(v);
-    Kokkos::atomic_add(&degree(u), Offset(1));
-    Kokkos::atomic_add(&degree(v), Offset(1));
-  });
+  zero(degree);
+  Offset* deg = degree.data();
+  for_each_index(
+      edges,
+      [&](std::int64_t e) {
+        Rng rng(seed, static_cast<std::uint64_t>(e));
+        std::uint64_t u = 0, v = 0, bits = 0;
+        for (int level = 0; level < scale; ++level) {
+          if (level % 4 == 0) bits = rng.next();
+          const auto r = static_cast<std::uint32_t>(bits & 0xFFFF);
+          bits >>= 16;
+          const std::uint32_t a = 37355, ab = 49807, abc = 62259;  // .57, .76, .95 of 65536
+          u = (u << 1) | (r >= ab);
+          v = (v << 1) | ((r >= a && r < ab) || r >= abc);
+        }
+        u = scramble(u), v = scramble(v);
+        if (u == v) {  // self-loop: dropped
+          src(e) = -1;
+          return;
+        }
+        src(e) = static_cast<Ordinal>(u), dst(e) = static_cast<Ordinal>(v);
+        fetch_add(deg + u, 1);
+        fetch_add(deg + v, 1);
+      },
+      0.0, 0.3);
 
   // 2. Counting sort of both directions into per-row buckets.
   auto start = make_host_view<Offset>("kspmv::gen::start", std::size_t(n) + 1);
   exclusive_scan(degree, start);
   auto bucket = make_host_view<Ordinal>("kspmv::gen::bucket", start(n));
-  Kokkos::deep_copy(degree, Offset(0));
-  Kokkos::parallel_for("kspmv::gen::bucket", Range(0, edges), [=](std::int64_t e) {
-    const Ordinal u = src(e), v = dst(e);
-    if (u < 0) return;
-    bucket(start(u) + Kokkos::atomic_fetch_add(&degree(u), Offset(1))) = v;
-    bucket(start(v) + Kokkos::atomic_fetch_add(&degree(v), Offset(1))) = u;
-  });
-  Kokkos::fence();
+  zero(degree);
+  for_each_index(
+      edges,
+      [&](std::int64_t e) {
+        const Ordinal u = src(e), v = dst(e);
+        if (u < 0) return;
+        bucket(start(u) + fetch_add(deg + u, 1)) = v;
+        bucket(start(v) + fetch_add(deg + v, 1)) = u;
+      },
+      0.3, 0.5);
   src = HostView<Ordinal>(), dst = HostView<Ordinal>();  // free the edge list
 
   // 3. Sort and dedupe each bucket in place; its unique length becomes the row length.
-  Kokkos::parallel_for("kspmv::gen::dedupe", Range(0, n), [=](std::int64_t i) {
-    Ordinal* b = bucket.data() + start(i);
-    std::sort(b, b + degree(i));
-    degree(i) = std::unique(b, b + degree(i)) - b;
-  });
-  Kokkos::fence();
+  for_each_index(
+      n,
+      [&](std::int64_t i) {
+        Ordinal* b = bucket.data() + start(i);
+        std::sort(b, b + degree(i));
+        degree(i) = std::unique(b, b + degree(i)) - b;
+      },
+      0.5, 0.7);
   auto length = [=](Ordinal i) -> Offset { return degree(i); };
   auto fill = [=](Ordinal i, Ordinal* col, S* val) {
     for (Offset k = 0; k < degree(i); ++k) {
@@ -93,6 +103,7 @@ CsrMatrix<S> kronecker(int scale, int edge_factor, std::uint64_t seed) {
       val[k] = detail::symmetric_value<S>(seed, i, col[k]);
     }
   };
+  const detail::ProgressScope rows(0.7, 1.0);
   return build_csr<S>(n, n, length, fill);
 }
 
@@ -118,33 +129,33 @@ CsrMatrix<S> random_geometric(int scale, std::uint64_t seed) {
 
   // Points by cell: count, scan, scatter, then order each cell by point id (deterministic).
   auto count = make_host_view<Offset>("kspmv::gen::cell_count", cells);
-  Kokkos::deep_copy(count, Offset(0));
-  Kokkos::parallel_for("kspmv::gen::points", Range(0, n), [=](std::int64_t p) {
+  zero(count);
+  Offset* counts = count.data();
+  for_each_index(n, [&](std::int64_t p) {
     Rng rng(seed, static_cast<std::uint64_t>(p));
     const double x = rng.uniform(), y = rng.uniform();
-    Kokkos::atomic_add(&count(cell_of(x, y)), Offset(1));
+    fetch_add(counts + cell_of(x, y), 1);
   });
   auto start = make_host_view<Offset>("kspmv::gen::cell_start", cells + 1);
   exclusive_scan(count, start);
-  Kokkos::deep_copy(count, Offset(0));
+  zero(count);
   auto order = make_host_view<Ordinal>("kspmv::gen::order", n);
-  Kokkos::parallel_for("kspmv::gen::scatter", Range(0, n), [=](std::int64_t p) {
+  for_each_index(n, [&](std::int64_t p) {
     Rng rng(seed, static_cast<std::uint64_t>(p));
     const double x = rng.uniform(), y = rng.uniform();
     const Offset c = cell_of(x, y);
-    order(start(c) + Kokkos::atomic_fetch_add(&count(c), Offset(1))) = static_cast<Ordinal>(p);
+    order(start(c) + fetch_add(counts + c, 1)) = static_cast<Ordinal>(p);
   });
   auto px = make_host_view<double>("kspmv::gen::x", n);
   auto py = make_host_view<double>("kspmv::gen::y", n);
   auto pcell = make_host_view<Offset>("kspmv::gen::cell", n);
-  Kokkos::parallel_for("kspmv::gen::sort_cells", Range(0, cells), [=](std::int64_t c) {
+  for_each_index(cells, [&](std::int64_t c) {
     std::sort(order.data() + start(c), order.data() + start(c + 1));
     for (Offset v = start(c); v < start(c + 1); ++v) {
       Rng rng(seed, static_cast<std::uint64_t>(order(v)));
       px(v) = rng.uniform(), py(v) = rng.uniform(), pcell(v) = c;
     }
   });
-  Kokkos::fence();
 
   // Vertex v (cell-major number) scans the 3 x 3 cells around its own; cells are visited in
   // increasing index and hold consecutive vertex numbers, so columns come out sorted.
@@ -167,6 +178,7 @@ CsrMatrix<S> random_geometric(int scale, std::uint64_t seed) {
   auto fill = [=](Ordinal v, Ordinal* col, S* val) {
     visit(v, [&](Ordinal w) { *col++ = w, *val++ = detail::symmetric_value<S>(seed, v, w); });
   };
+  const detail::ProgressScope rows(0.2, 1.0);
   return build_csr<S>(n, n, length, fill);
 }
 

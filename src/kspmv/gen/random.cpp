@@ -208,8 +208,12 @@ CsrMatrix<S> fullchip_like(Ordinal rows, std::uint64_t seed, RowRange range) {
     Rng rng(seed ^ 0xF0C4, static_cast<std::uint64_t>(i));
     for (int j = 0; j < len; ++j) col[j] = buf[j], val[j] = rng.value<S>();
   };
-  const auto base = build_csr<S>(r.count(), rows, length, fill, r.begin);
+  const auto base = [&] {
+    const detail::ProgressScope part(0.0, 0.5);
+    return build_csr<S>(r.count(), rows, length, fill, r.begin);
+  }();
   const auto longest = std::max<Ordinal>(1, static_cast<Ordinal>(rows / 1.3));
+  const detail::ProgressScope part(0.5, 1.0);
   return detail::plant_long_rows(base, r.begin, rows, std::min<Ordinal>(8, rows), longest,
                                  detail::hash(seed, 0xF011));
 }

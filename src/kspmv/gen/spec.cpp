@@ -1,7 +1,9 @@
 // The one-string matrix spec of the CLI and the benchmarks: parsing and dispatch.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -193,6 +195,8 @@ CsrMatrix<S> build_spec(const std::string& spec, RowRange rows, Ordinal& m) {
   };
 
   // The matrix (or its rows `range`) and its number of rows.
+  std::optional<detail::ProgressScope> base_part;  // with long rows planted after it
+  if (plus != std::string::npos) base_part.emplace(0.0, 0.7);
   CsrMatrix<S> a;
   if (name == "laplace2d") {
     if (keys.count("n") && (keys.count("nx") || keys.count("ny")))
@@ -223,8 +227,15 @@ CsrMatrix<S> build_spec(const std::string& spec, RowRange rows, Ordinal& m) {
     if (r.count() == 0) {
       a = CsrMatrix<S>(0, m, 0);
     } else {
-      a = name == "kron" ? kronecker<S>(scale, ef, seed) : random_geometric<S>(scale, seed);
-      if (r.share < 1) a = rows_of(a, r);
+      const double cut = r.share < 1 ? 0.9 : 1.0;  // the rest of the progress: the rows cut
+      {
+        const detail::ProgressScope whole(0.0, cut);
+        a = name == "kron" ? kronecker<S>(scale, ef, seed) : random_geometric<S>(scale, seed);
+      }
+      if (r.share < 1) {
+        const detail::ProgressScope cutting(cut, 1.0);
+        a = rows_of(a, r);
+      }
     }
   } else if (name == "kmer") {
     m = static_cast<Ordinal>(get("rows", 2, kMaxOrdinal));
@@ -238,6 +249,8 @@ CsrMatrix<S> build_spec(const std::string& spec, RowRange rows, Ordinal& m) {
   }
 
   if (plus == std::string::npos) return a;
+  base_part.reset();
+  const detail::ProgressScope planting(0.7, 1.0);
   for (const auto& [k, v] : lr_keys)
     if (k != "count" && k != "len")
       p.fail("unknown key '" + printable(k) + "' for longrows (count, len, seed)");
@@ -251,7 +264,9 @@ CsrMatrix<S> build_spec(const std::string& spec, RowRange rows, Ordinal& m) {
 }  // namespace
 
 template <class S>
-CsrMatrix<S> from_spec(const std::string& spec, RowRange rows) {
+CsrMatrix<S> from_spec(const std::string& spec, RowRange rows,
+                       const std::function<void(double)>& progress) {
+  const detail::ProgressScope scope(progress);
   Ordinal m = 0;
   return build_spec<S>(spec, rows, m);
 }
@@ -284,7 +299,9 @@ std::string spec_help() {
   return h;
 }
 
-template CsrMatrix<float> from_spec<float>(const std::string&, RowRange);
-template CsrMatrix<double> from_spec<double>(const std::string&, RowRange);
+template CsrMatrix<float> from_spec<float>(const std::string&, RowRange,
+                                           const std::function<void(double)>&);
+template CsrMatrix<double> from_spec<double>(const std::string&, RowRange,
+                                             const std::function<void(double)>&);
 
 }  // namespace kspmv::gen

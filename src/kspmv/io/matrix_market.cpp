@@ -1,14 +1,20 @@
-// Matrix Market coordinate files: one pass over large chunks with std::from_chars into blocks of
-// entries, then a counting sort by row into CSR (columns sorted, duplicates summed).
+// Matrix Market coordinate files: one pass over large chunks, each cut into pieces of whole lines
+// parsed on the host threads with std::from_chars into blocks of entries and joined in file
+// order, then a counting sort by row into CSR (columns sorted, duplicates summed), in parallel
+// where the file is in row order already.
 #include "kspmv/io/matrix_market.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/parallel.hpp"
 #include "kspmv/io/text_file.hpp"
 
 namespace kspmv::io {
@@ -23,9 +30,12 @@ namespace kspmv::io {
 namespace {
 using detail::LineReader;
 
-constexpr std::size_t kReadChunk = std::size_t(8) << 20;
+constexpr std::size_t kReadChunk = std::size_t(8) << 20;  // per read, 4 MiB more per thread
+constexpr std::size_t kMaxReadChunk = std::size_t(64) << 20;
+constexpr std::size_t kMinPieceBytes = std::size_t(1) << 20;  // a chunk's pieces: at least this
 constexpr std::size_t kHeaderChunk = std::size_t(64) << 10;
 constexpr Offset kBlockEntries = Offset(1) << 16;
+constexpr std::int64_t kRowGrain = std::int64_t(1) << 14;  // rows per block of the threads
 
 enum class Field { Real, Integer, Pattern };
 enum class Symmetry { General, Symmetric, Skew };
@@ -38,6 +48,21 @@ struct Header {
 
 [[noreturn]] void fail(const LineReader& in, const std::string& message) {
   throw ParseError(in.path(), in.line_number(), message);
+}
+
+// An error at line `line` (of the file, or of a piece parsed apart) before the file's name is at
+// hand: the reader makes it a ParseError.
+struct LineError {
+  long line;
+  std::string message;
+};
+[[noreturn]] void fail_at(long line, const std::string& message) {
+  throw LineError{line, message};
+}
+
+// The read size for a machine of `threads` threads.
+std::size_t read_chunk(int threads) {
+  return std::clamp(std::size_t(threads) * (std::size_t(4) << 20), kReadChunk, kMaxReadChunk);
 }
 
 bool is_blank(char c) {
@@ -67,11 +92,11 @@ std::string lower(std::string_view s) {
 // p past it, or fails naming `what` and quoting the token. A real number beyond T's range is
 // read with C library semantics (+-inf, or 0 and subnormals), setting *out_of_range.
 template <class T>
-T parse_number(const LineReader& in, const char*& p, const char* e, const char* what,
+T parse_number(long line, const char*& p, const char* e, const char* what,
                bool* out_of_range = nullptr) {
   constexpr bool real = std::is_floating_point_v<T>;
   while (p != e && is_blank(*p)) ++p;
-  if (p == e) fail(in, std::string("missing ") + what);
+  if (p == e) fail_at(line, std::string("missing ") + what);
   const char* b = p;
   if (real && *b == '+' && b + 1 != e && b[1] != '-') ++b;  // from_chars rejects a leading '+'
   T v{};
@@ -88,16 +113,15 @@ T parse_number(const LineReader& in, const char*& p, const char* e, const char* 
     if constexpr (std::is_same_v<T, float>) return std::strtof(s.c_str(), nullptr);
     return static_cast<T>(std::strtod(s.c_str(), nullptr));
   }
-  fail(in, std::string(real ? "expected a numeric " : "expected an integer ") + what + ", got " +
-               quoted(next_token(p, e)));
+  fail_at(line, std::string(real ? "expected a numeric " : "expected an integer ") + what +
+                    ", got " + quoted(next_token(p, e)));
 }
 
-Ordinal parse_index(const LineReader& in, const char*& p, const char* e, const char* what,
-                    Ordinal n) {
-  const long long v = parse_number<long long>(in, p, e, what);
+Ordinal parse_index(long line, const char*& p, const char* e, const char* what, Ordinal n) {
+  const long long v = parse_number<long long>(line, p, e, what);
   if (v < 1 || v > n)
-    fail(in, std::string(what) + " " + std::to_string(v) + " is outside [1, " + std::to_string(n) +
-                 "] (indices are 1-based)");
+    fail_at(line, std::string(what) + " " + std::to_string(v) + " is outside [1, " +
+                      std::to_string(n) + "] (indices are 1-based)");
   return static_cast<Ordinal>(v);
 }
 
@@ -107,16 +131,26 @@ void add(ValueCount& c, long line) {
 
 // A real value, counted in the report when it is not finite, overflows or underflows to 0.
 template <class S>
-S parse_value(const LineReader& in, const char*& p, const char* e, ReadReport& report) {
+S parse_value(long line, const char*& p, const char* e, ReadReport& report) {
   bool out_of_range = false;
-  const S v = parse_number<S>(in, p, e, "value", &out_of_range);
-  if (!std::isfinite(v)) add(out_of_range ? report.overflow : report.nonfinite, in.line_number());
-  if (out_of_range && v == S(0)) add(report.underflow, in.line_number());
+  const S v = parse_number<S>(line, p, e, "value", &out_of_range);
+  if (!std::isfinite(v)) add(out_of_range ? report.overflow : report.nonfinite, line);
+  if (out_of_range && v == S(0)) add(report.underflow, line);
   return v;
 }
 
+Header read_header_lines(LineReader& in);
+
 // The banner, comments and the size line (the format of Boisvert, Pozo & Remington 1996).
 Header read_header(LineReader& in) {
+  try {
+    return read_header_lines(in);
+  } catch (const LineError& e) {
+    throw ParseError(in.path(), e.line, e.message);
+  }
+}
+
+Header read_header_lines(LineReader& in) {
   const std::string expected =
       "expected the banner '%%MatrixMarket matrix coordinate <field> <symmetry>'";
   std::string_view line;
@@ -173,9 +207,10 @@ Header read_header(LineReader& in) {
   if (next_token(q, e).empty() || next_token(q, e).empty() || next_token(q, e).empty() ||
       !next_token(q, e).empty())
     fail(in, "expected the size line 'rows columns entries', got " + quoted(line));
-  const long long m = parse_number<long long>(in, p, e, "row count");
-  const long long n = parse_number<long long>(in, p, e, "column count");
-  const long long nnz = parse_number<long long>(in, p, e, "entry count");
+  const long line_no = in.line_number();
+  const long long m = parse_number<long long>(line_no, p, e, "row count");
+  const long long n = parse_number<long long>(line_no, p, e, "column count");
+  const long long nnz = parse_number<long long>(line_no, p, e, "entry count");
   constexpr long long kMaxOrdinal = std::numeric_limits<Ordinal>::max();
   if (m < 0 || n < 0 || nnz < 0) fail(in, "negative size in the size line " + quoted(line));
   if (m > kMaxOrdinal || n > kMaxOrdinal)
@@ -196,16 +231,21 @@ class Budget {
       : what_(path + ": a " + std::to_string(h.info.nrows) + " x " + std::to_string(h.info.ncols) +
               " matrix"),
         left_(available_memory()) {}
-  // Throws MemoryError unless `bytes` more fit; `what` names them.
+  // Throws MemoryError unless `bytes` more fit; `what` names them. Thread-safe.
   void take(std::size_t bytes, const std::string& what) {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (bytes > left_) throw MemoryError(what_ + ", " + what, bytes, left_);
     left_ -= bytes;
   }
-  void give(std::size_t bytes) { left_ += bytes; }
+  void give(std::size_t bytes) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    left_ += bytes;
+  }
 
  private:
   std::string what_;
   std::size_t left_;
+  std::mutex mutex_;
 };
 
 // An uninitialized host view of n elements, taken from the budget first.
@@ -215,14 +255,15 @@ HostView<T> allocate(Budget& budget, const char* label, Offset n, const std::str
   return make_host_view<T>(label, std::size_t(n));
 }
 
-// The entries in file order, 0-based, in blocks allocated as entries arrive: a size line alone
-// cannot make the reader allocate. Without kValues the values are not kept (pattern only).
+// The entries in file order, 0-based, in blocks allocated as entries arrive, at most `limit` of
+// them: a size line alone cannot make the reader allocate. Without kValues the values are not
+// kept (pattern only). A piece of the file fills one apart; append() joins them in file order.
 template <class S, bool kValues>
 class Entries {
  public:
   static constexpr std::size_t kEntryBytes = 2 * sizeof(Ordinal) + (kValues ? sizeof(S) : 0);
 
-  Entries(Budget& budget, Offset declared) : budget_(budget), declared_(declared) {}
+  Entries(Budget& budget, Offset limit) : budget_(budget), limit_(limit) {}
   ~Entries() {
     for (Block& b : blocks_) release(b);
   }
@@ -239,9 +280,23 @@ class Entries {
     b.cols[b.size] = j;
     if constexpr (kValues) b.vals[b.size] = v;
     ++b.size;
+    if (count_ == 0) first_row_ = i;
     rows_sorted_ = rows_sorted_ && (count_ == 0 || i >= last_row_);
     last_row_ = i;
     ++count_;
+  }
+
+  // Moves the blocks of `next` (the entries that follow in the file) behind these.
+  void append(Entries&& next) {
+    if (next.count_ == 0) return;
+    rows_sorted_ =
+        rows_sorted_ && next.rows_sorted_ && (count_ == 0 || next.first_row_ >= last_row_);
+    if (count_ == 0) first_row_ = next.first_row_;
+    last_row_ = next.last_row_;
+    count_ += next.count_;
+    for (Block& b : next.blocks_) blocks_.push_back(std::move(b));
+    next.blocks_.clear();
+    next.count_ = 0;
   }
 
   // f(row, column, value) for every entry in file order; with `release`, each block is freed
@@ -254,6 +309,23 @@ class Entries {
     }
   }
 
+  // f(rows, cols, vals (null without kValues), count, first) for every block on the host
+  // threads, `first` the index of its first entry in file order; with `release`, each block is
+  // freed once visited.
+  template <class F>
+  void for_each_block(const F& f, bool release_blocks) {
+    std::vector<Offset> first(blocks_.size() + 1, 0);
+    for (std::size_t b = 0; b < blocks_.size(); ++b) first[b + 1] = first[b] + blocks_[b].size;
+    parallel_blocks(static_cast<std::int64_t>(blocks_.size()), 1,
+                    [&](std::int64_t begin, std::int64_t end) {
+                      for (std::int64_t k = begin; k < end; ++k) {
+                        Block& b = blocks_[k];
+                        f(b.rows.get(), b.cols.get(), b.vals.get(), b.size, first[k]);
+                        if (release_blocks) release(b);
+                      }
+                    });
+  }
+
  private:
   struct Block {
     std::unique_ptr<Ordinal[]> rows, cols;
@@ -263,9 +335,10 @@ class Entries {
 
   void add_block() {
     Block b;
-    b.capacity = std::min(kBlockEntries, declared_ - count_);  // push() keeps count_ < declared_
+    b.capacity = std::min(kBlockEntries, limit_ - count_);  // the caller keeps count_ < limit_
     budget_.take(std::size_t(b.capacity) * kEntryBytes,
-                 "its first " + std::to_string(count_ + b.capacity) + " entries");
+                 "blocks of " + std::to_string(b.capacity) + " entries after the " +
+                     std::to_string(count_) + " of this part of the file");
     b.rows.reset(new Ordinal[b.capacity]);
     b.cols.reset(new Ordinal[b.capacity]);
     if constexpr (kValues) b.vals.reset(new S[b.capacity]);
@@ -280,49 +353,174 @@ class Entries {
   }
 
   Budget& budget_;
-  Offset declared_;
+  Offset limit_;
   std::vector<Block> blocks_;
   Offset count_ = 0;
-  Ordinal last_row_ = 0;
+  Ordinal first_row_ = 0, last_row_ = 0;
   bool rows_sorted_ = true;  // row indices never decrease: the file is in CSR order
 };
 
+// One piece of the entry lines (whole lines), parsed apart from the others: its entries, its
+// number of lines, the counts of its values, the sides of the diagonal its entries lie on and its
+// first error, with line numbers counted from the piece's first line (1).
 template <class S, bool kValues>
-void read_entries(LineReader& in, const Header& h, Entries<S, kValues>& t, ReadReport& report) {
+struct Piece {
+  Piece(Budget& budget, Offset limit) : entries(budget, limit) {}
+  Entries<S, kValues> entries;
+  long lines = 0;
+  ReadReport counts;           // nonfinite, overflow, underflow
+  int first_side = 0;          // of the first off-diagonal entry: -1 upper, 1 lower
+  long side_line[2] = {0, 0};  // the first line with an entry in the upper [0], lower [1] part
+  std::optional<LineError> error;
+};
+
+// Parses the lines of `text` into `piece` until its end or its first error: an entry past `room`
+// is the error "more entries than the `declared` declared", as is everything wrong in a line.
+template <class S, bool kValues>
+void parse_piece(std::string_view text, const Header& h, Offset declared, Offset room,
+                 Piece<S, kValues>& piece) {
+  const char* next = text.data();
+  const char* const end = next + text.size();
+  try {
+    while (next != end) {
+      const char* nl = static_cast<const char*>(std::memchr(next, '\n', std::size_t(end - next)));
+      const char* const b = next;  // the line is [b, nl)
+      next = nl + 1;
+      const long line = ++piece.lines;
+      const char* p = b;
+      const char* e = nl;
+      while (p != e && is_blank(*p)) ++p;
+      if (p != e && *p == '%') continue;  // a comment, of any length
+      if (std::size_t(e - b) > detail::kMaxLineBytes) fail_at(line, detail::long_line_message());
+      if (p == e) continue;
+      if (piece.entries.size() == room)
+        fail_at(line,
+                "more entries than the " + std::to_string(declared) + " declared in the size line");
+      const Ordinal i = parse_index(line, p, e, "row index", h.info.nrows) - 1;
+      const Ordinal j = parse_index(line, p, e, "column index", h.info.ncols) - 1;
+      S v = 1;
+      if (h.field == Field::Real) {
+        v = parse_value<S>(line, p, e, piece.counts);
+      } else if (h.field == Field::Integer) {
+        v = static_cast<S>(parse_number<long long>(line, p, e, "value"));
+      }
+      const std::string_view extra = next_token(p, e);
+      if (!extra.empty()) fail_at(line, "unexpected " + quoted(extra) + " after the entry");
+      if (h.symmetry != Symmetry::General && i != j) {
+        const int side = i > j ? 1 : -1;
+        if (piece.first_side == 0) piece.first_side = side;
+        long& first = piece.side_line[side > 0];
+        if (first == 0) first = line;
+      }
+      if (h.symmetry == Symmetry::Skew && i == j)
+        fail_at(line, "diagonal entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                          ") in a skew-symmetric matrix");
+      piece.entries.push(i, j, v);
+    }
+  } catch (const LineError& e) {
+    piece.error = e;
+  }
+}
+
+// Whole lines of `text` in about `parts` pieces of similar size: their ends (after a '\n').
+std::vector<std::size_t> piece_ends(std::string_view text, int parts) {
+  std::vector<std::size_t> ends;
+  for (int k = 1; k < parts; ++k) {
+    const std::size_t at = text.size() * std::size_t(k) / std::size_t(parts);
+    const std::size_t nl = text.find('\n', std::max(at, ends.empty() ? 0 : ends.back()));
+    if (nl == std::string_view::npos || nl + 1 >= text.size()) break;
+    if (ends.empty() || nl + 1 > ends.back()) ends.push_back(nl + 1);
+  }
+  ends.push_back(text.size());
+  return ends;
+}
+
+// The entry lines after the size line, a chunk at a time: each chunk cut into pieces parsed on
+// the host threads, then joined in file order; the first error in file order is thrown, with its
+// line. Equivalent to parsing the lines one by one.
+template <class S, bool kValues>
+void read_entries(LineReader& in, const Header& h, Budget& budget, Entries<S, kValues>& t,
+                  ReadReport& report) {
   const Offset declared = h.info.entries;
+  const int threads = host_threads();
   int first_side = 0;  // of the diagonal, for symmetric storage: -1 upper, 1 lower
-  std::string_view line;
-  while (in.next(line)) {
-    const char* p = line.data();
-    const char* e = p + line.size();
-    while (p != e && is_blank(*p)) ++p;
-    if (p == e || *p == '%') continue;
-    if (t.size() == declared)
-      fail(in, "more entries than the " + std::to_string(declared) + " declared in the size line");
-    const Ordinal i = parse_index(in, p, e, "row index", h.info.nrows) - 1;
-    const Ordinal j = parse_index(in, p, e, "column index", h.info.ncols) - 1;
-    S v = 1;
-    if (h.field == Field::Real) {
-      v = parse_value<S>(in, p, e, report);
-    } else if (h.field == Field::Integer) {
-      v = static_cast<S>(parse_number<long long>(in, p, e, "value"));
+  std::string_view chunk;
+  while (in.next_block(chunk)) {
+    const int parts = static_cast<int>(
+        std::clamp<std::size_t>(chunk.size() / kMinPieceBytes, 1, std::size_t(threads)));
+    const std::vector<std::size_t> ends = piece_ends(chunk, parts);
+    const auto text = [&](std::size_t k) {
+      const std::size_t begin = k == 0 ? 0 : ends[k - 1];
+      return chunk.substr(begin, ends[k] - begin);
+    };
+    // At most the room left, and no more than the text can hold (4 bytes a line at least).
+    const Offset room = declared - t.size();
+    std::vector<std::unique_ptr<Piece<S, kValues>>> pieces;
+    for (std::size_t k = 0; k < ends.size(); ++k)
+      pieces.push_back(std::make_unique<Piece<S, kValues>>(
+          budget, std::min<Offset>(room, Offset(text(k).size() / 4) + 1)));
+    parallel_blocks(static_cast<std::int64_t>(pieces.size()), 1,
+                    [&](std::int64_t begin, std::int64_t end) {
+                      for (std::int64_t k = begin; k < end; ++k)
+                        parse_piece(text(k), h, declared, room, *pieces[k]);
+                    });
+    long base = in.line_number();  // the line before the piece
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      Piece<S, kValues>& q = *pieces[k];
+      if (q.entries.size() > declared - t.size()) {  // the pieces before took the room it had
+        Piece<S, kValues> again(budget, declared - t.size());
+        parse_piece(text(k), h, declared, declared - t.size(), again);
+        throw ParseError(in.path(), base + again.error->line, again.error->message);
+      }
+      if (q.error) throw ParseError(in.path(), base + q.error->line, q.error->message);
+      for (auto [mine, theirs] : {std::pair{&report.nonfinite, &q.counts.nonfinite},
+                                  std::pair{&report.overflow, &q.counts.overflow},
+                                  std::pair{&report.underflow, &q.counts.underflow}}) {
+        if (mine->count == 0 && theirs->count > 0) mine->first_line = base + theirs->first_line;
+        mine->count += theirs->count;
+      }
+      if (first_side == 0) first_side = q.first_side;
+      const long other = first_side == 0 ? 0 : q.side_line[first_side < 0];
+      if (report.both_triangles_line == 0 && other > 0) report.both_triangles_line = base + other;
+      t.append(std::move(q.entries));
+      base += q.lines;
     }
-    const std::string_view extra = next_token(p, e);
-    if (!extra.empty()) fail(in, "unexpected " + quoted(extra) + " after the entry");
-    if (h.symmetry != Symmetry::General && i != j) {
-      const int side = i > j ? 1 : -1;
-      if (first_side == 0) first_side = side;
-      if (side != first_side && report.both_triangles_line == 0)
-        report.both_triangles_line = in.line_number();
-    }
-    if (h.symmetry == Symmetry::Skew && i == j)
-      fail(in, "diagonal entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
-                   ") in a skew-symmetric matrix");
-    t.push(i, j, v);
+    in.add_lines(base - in.line_number());
   }
   if (t.size() < declared)
     fail(in, "file ends after " + std::to_string(t.size()) + " of the " + std::to_string(declared) +
                  " entries declared in the size line");
+}
+
+// Sorts the columns of row [b, e) stably (duplicates stay in file order): insertion for short
+// rows, nothing to do when already sorted.
+template <class S, bool kValues>
+void sort_row(Ordinal* col, S* val, Offset b, Offset e,
+              std::vector<std::pair<Ordinal, S>>& scratch) {
+  if (e - b <= 32) {
+    for (Offset k = b + 1; k < e; ++k) {
+      const Ordinal c = col[k];
+      S v{};
+      if constexpr (kValues) v = val[k];
+      Offset p = k;
+      for (; p > b && col[p - 1] > c; --p) {
+        col[p] = col[p - 1];
+        if constexpr (kValues) val[p] = val[p - 1];
+      }
+      col[p] = c;
+      if constexpr (kValues) val[p] = v;
+    }
+  } else if (!std::is_sorted(col + b, col + e)) {
+    if constexpr (kValues) {
+      scratch.clear();
+      for (Offset k = b; k < e; ++k) scratch.emplace_back(col[k], val[k]);
+      std::stable_sort(scratch.begin(), scratch.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (Offset k = b; k < e; ++k) std::tie(col[k], val[k]) = scratch[k - b];
+    } else {
+      std::sort(col + b, col + e);
+    }
+  }
 }
 
 // Sorts the columns of every row (stably: duplicates are summed in file order) and sums
@@ -332,34 +530,22 @@ template <class S, bool kValues>
 CsrMatrix<S> sort_rows_and_sum_duplicates(CsrMatrix<S>& a, Budget& budget, ReadReport& report) {
   Ordinal* col = a.col_idx.data();
   S* val = a.values.data();
-  std::vector<std::pair<Ordinal, S>> scratch;
+  // The rows sorted on the host threads (each row alone), their duplicate columns counted.
+  std::atomic<Offset> duplicates{0};
+  parallel_blocks(a.nrows, kRowGrain, [&](std::int64_t first, std::int64_t last) {
+    std::vector<std::pair<Ordinal, S>> scratch;
+    Offset found = 0;
+    for (std::int64_t i = first; i < last; ++i) {
+      const Offset b = a.row_ptr(i), e = a.row_ptr(i + 1);
+      sort_row<S, kValues>(col, val, b, e, scratch);
+      for (Offset k = b + 1; k < e; ++k) found += col[k] == col[k - 1];
+    }
+    duplicates += found;
+  });
+  if (duplicates == 0) return a;
   Offset out = 0;  // compaction in place: a row's merged entries start at or before its old start
   for (Ordinal i = 0; i < a.nrows; ++i) {
     const Offset b = a.row_ptr(i), e = a.row_ptr(i + 1);
-    if (e - b <= 32) {  // short rows: insertion sort, nothing to do when already sorted
-      for (Offset k = b + 1; k < e; ++k) {
-        const Ordinal c = col[k];
-        S v{};
-        if constexpr (kValues) v = val[k];
-        Offset p = k;
-        for (; p > b && col[p - 1] > c; --p) {
-          col[p] = col[p - 1];
-          if constexpr (kValues) val[p] = val[p - 1];
-        }
-        col[p] = c;
-        if constexpr (kValues) val[p] = v;
-      }
-    } else if (!std::is_sorted(col + b, col + e)) {
-      if constexpr (kValues) {
-        scratch.clear();
-        for (Offset k = b; k < e; ++k) scratch.emplace_back(col[k], val[k]);
-        std::stable_sort(scratch.begin(), scratch.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
-        for (Offset k = b; k < e; ++k) std::tie(col[k], val[k]) = scratch[k - b];
-      } else {
-        std::sort(col + b, col + e);
-      }
-    }
     const Offset row_start = out;
     for (Offset k = b; k < e; ++k) {
       if (out > row_start && col[out - 1] == col[k]) {
@@ -406,14 +592,28 @@ CsrMatrix<S> assemble(const Header& h, Ordinal m, const RowOf& row_of, Entries<S
   a.nrows = m;
   a.ncols = h.info.ncols;
   a.row_ptr = allocate<Offset>(budget, "kspmv::csr::row_ptr", Offset(m) + 1, "its row pointers");
-  std::fill_n(a.row_ptr.data(), std::size_t(m) + 1, Offset(0));
-  t.for_each(
-      [&](Ordinal i, Ordinal j, S) {
-        ++a.row_ptr(row_of(i) + 1);
-        if (mirror && i != j) ++a.row_ptr(row_of(j) + 1);
+  Offset* const count = a.row_ptr.data() + 1;  // row r's entries, then the prefix sums
+  parallel_blocks(Offset(m) + 1, kRowGrain, [&](std::int64_t b, std::int64_t e) {
+    std::fill(a.row_ptr.data() + b, a.row_ptr.data() + e, Offset(0));
+  });
+  t.for_each_block(
+      [&](const Ordinal* rows, const Ordinal* cols, const S*, Offset size, Offset) {
+        if (mirror) {
+          for (Offset k = 0; k < size; ++k) {
+            fetch_add(count + row_of(rows[k]), 1);
+            if (rows[k] != cols[k]) fetch_add(count + row_of(cols[k]), 1);
+          }
+          return;
+        }
+        for (Offset k = 0; k < size;) {  // a run of one row is counted at once
+          const Ordinal i = rows[k];
+          const Offset run_begin = k;
+          while (k < size && rows[k] == i) ++k;
+          fetch_add(count + row_of(i), k - run_begin);
+        }
       },
       false);
-  for (Ordinal r = 0; r < m; ++r) a.row_ptr(r + 1) += a.row_ptr(r);
+  inclusive_scan(count, m);
   const Offset nnz = a.row_ptr(m);
   const std::string what = std::to_string(nnz) + " entries";
   a.col_idx = allocate<Ordinal>(budget, "kspmv::csr::col_idx", nnz, what);
@@ -422,9 +622,13 @@ CsrMatrix<S> assemble(const Header& h, Ordinal m, const RowOf& row_of, Entries<S
     a.col_idx(at) = j;
     if constexpr (kValues) a.values(at) = v;
   };
-  if (!mirror && t.rows_sorted()) {  // already in row order
-    Offset at = 0;
-    t.for_each([&](Ordinal, Ordinal j, S v) { put(at++, j, v); }, true);
+  if (!mirror && t.rows_sorted()) {  // already in row order: each block to its place
+    t.for_each_block(
+        [&](const Ordinal*, const Ordinal* cols, const S* vals, Offset size, Offset first) {
+          std::copy(cols, cols + size, a.col_idx.data() + first);
+          if constexpr (kValues) std::copy(vals, vals + size, a.values.data() + first);
+        },
+        true);
   } else {  // row_ptr(r) is row r's next free slot, then shifted back by one row
     t.for_each(
         [&](Ordinal i, Ordinal j, S v) {
@@ -500,13 +704,13 @@ MatrixMarketInfo read_matrix_market_info(const std::string& path) {
 template <class S>
 CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& options,
                                 ReadReport* report_out) {
-  LineReader in(path, kReadChunk, options.progress);
+  LineReader in(path, read_chunk(host_threads()), options.progress);
   const Header h = read_header(in);
   ReadReport report;
   report.info = h.info;
   Budget budget(h, in.path());
   Entries<S, true> t(budget, h.info.entries);
-  read_entries(in, h, t, report);
+  read_entries(in, h, budget, t, report);
   auto a = assemble(
       h, h.info.nrows, [](Ordinal i) { return i; }, t, budget, report);
   add_warnings<S>(h, report);
@@ -516,13 +720,13 @@ CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& opti
 
 PatternCounts read_matrix_market_counts(const std::string& path, const ReadOptions& options,
                                         ReadReport& report) {
-  LineReader in(path, kReadChunk, options.progress);
+  LineReader in(path, read_chunk(host_threads()), options.progress);
   const Header h = read_header(in);
   report = ReadReport();
   report.info = h.info;
   Budget budget(h, in.path());
   Entries<double, false> t(budget, h.info.entries);
-  read_entries(in, h, t, report);
+  read_entries(in, h, budget, t, report);
   // Rows: those of the entries, and their columns too when mirrored.
   const bool mirror = h.symmetry != Symmetry::General;
   const IdMap rows(

@@ -101,12 +101,14 @@ std::size_t LineReader::read_some(char* dst, std::size_t n) {
   return static_cast<std::size_t>(got);
 }
 
+std::string long_line_message() {
+  return "line longer than " + std::to_string(kMaxLineBytes) + " bytes (not a Matrix Market file?)";
+}
+
 std::string_view LineReader::long_line(std::string_view line, long number) const {
   const std::size_t first = line.find_first_not_of(" \t\r");
   if (first == std::string_view::npos || line[first] != '%')
-    throw ParseError(
-        path_, number,
-        "line longer than " + std::to_string(kMaxLineBytes) + " bytes (not a Matrix Market file?)");
+    throw ParseError(path_, number, long_line_message());
   return line.substr(0, kMaxLineBytes);
 }
 

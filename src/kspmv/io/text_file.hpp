@@ -22,6 +22,9 @@ constexpr std::size_t kMaxLineBytes = std::size_t(1) << 20;
 // How a path is named in messages: "-" is standard input or output.
 std::string display_name(const std::string& path, bool output);
 
+// What is wrong with a line longer than kMaxLineBytes that is not a comment.
+std::string long_line_message();
+
 class LineReader {
  public:
   // Opens `path` ("-": standard input); gzip is recognized by its magic bytes, whatever the
@@ -46,6 +49,18 @@ class LineReader {
     if (line.size() > kMaxLineBytes) line = long_line(line, line_);
     return true;
   }
+
+  // The lines not returned yet, as one block of whole lines (each ends in '\n'; long comments
+  // cut as next() cuts them, other lines as they are), up to the chunk size at a time; false at
+  // the end of the file. The caller counts the block's lines and calls add_lines() with their
+  // number before it reads on, so that line numbers stay right.
+  bool next_block(std::string_view& lines) {
+    if (pos_ == lines_end_ && !refill()) return false;
+    lines = std::string_view(buf_.get() + pos_, lines_end_ - pos_);
+    pos_ = lines_end_;
+    return true;
+  }
+  void add_lines(long count) { line_ += count; }
 
   // 1-based number of the line last returned by next() (0 before the first).
   long line_number() const { return line_; }

@@ -1,7 +1,9 @@
-// Host CG: vector operations are plain loops (accumulated in double), SpMV through the Operator.
+// CG (Gao et al. 2024, Alg. 1) on the Operator: the SpMV is Operator::apply on the vectors of
+// Operator::cg_vectors, the vector updates and dot products its fused operations, enqueued one
+// iteration after another. The host learns of the stop from snapshots kLag iterations old, so
+// the devices never wait for it; the operations after the stop change nothing.
 #include "kspmv/solvers/cg.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -11,12 +13,8 @@ namespace kspmv {
 
 namespace {
 
-template <class S>
-double dot(const std::vector<S>& u, const std::vector<S>& v) {
-  double s = 0;
-  for (std::size_t i = 0; i < u.size(); ++i) s += double(u[i]) * double(v[i]);
-  return s;
-}
+// Iterations the host lets the devices run ahead of the last state it read (< kCgSnapshots).
+constexpr int kLag = 2;
 
 }  // namespace
 
@@ -26,9 +24,9 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   if (!(o.tolerance >= 0) || o.max_iterations < 0)
     throw InvalidArgument("cg: tolerance must be >= 0 and max_iterations >= 0");
   const std::size_t n = a.nrows();
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<S> r(b, b + n), p(n), q(n);
-  const double bnorm = std::sqrt(dot(r, r));
+  double bb = 0;
+  for (std::size_t i = 0; i < n; ++i) bb += double(b[i]) * double(b[i]);
+  const double bnorm = std::sqrt(bb);
   CgResult res;
   if (bnorm == 0) {
     for (std::size_t i = 0; i < n; ++i) x[i] = S(0);
@@ -36,35 +34,33 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
     res.stop = CgStop::Converged;
     return res;
   }
-  a.apply(S(-1), x, S(1), r.data());  // r = b - A x
-  p = r;
-  double rr = dot(r, r);
-  while (std::sqrt(rr) / bnorm > o.tolerance && res.iterations < o.max_iterations) {
-    a.apply(S(1), p.data(), S(0), q.data());  // q = A p
-    const double pq = dot(p, q);
-    if (!(pq > 0)) {  // A is not positive definite along p (or breakdown)
-      res.stop = CgStop::NotPositive, res.curvature = pq;
-      break;
-    }
-    const S alpha = static_cast<S>(rr / pq);
-    for (std::size_t i = 0; i < n; ++i) {
-      x[i] += alpha * p[i];
-      r[i] -= alpha * q[i];
-    }
-    const double rr_next = dot(r, r);
-    const S beta = static_cast<S>(rr_next / rr);
-    rr = rr_next;
-    for (std::size_t i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
-    ++res.iterations;
+  const auto v = a.cg_vectors();
+  v->load(b, x);
+  a.apply(S(-1), v->x(), S(1), v->r());  // r = b - A x
+  v->start(bnorm, o.tolerance);
+  CgState st = v->state(v->snapshot());
+  int issued = 0, last = 0, next = 1;  // snapshots taken, and the next one to read
+  while (!st.stopped && issued < o.max_iterations) {
+    a.apply(S(1), v->p(), S(0), v->q());  // q = A p
+    v->dot_pq();                          // p'q, and the stop when A is not positive along p
+    v->update_r();                        // r -= alpha q, with r'r
+    v->update_xp();                       // x += alpha p, p = r + beta p, the convergence test
+    last = v->snapshot();
+    ++issued;
+    if (last - next >= kLag) st = v->state(next++);
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  res.ms_per_iteration = res.iterations ? ms / res.iterations : 0;
-  r.assign(b, b + n);
+  while (!st.stopped && next <= last) st = v->state(next++);  // the first stopped snapshot
+  v->store(x);
+  res.iterations = st.iterations;
+  res.ms_per_iteration = st.iterations ? st.ms / st.iterations : 0;
+  if (st.stopped) res.stop = st.stop;
+  if (st.stop == CgStop::NotPositive) res.curvature = st.curvature;
+  std::vector<S> r(b, b + n);  // the true residual of the returned x
   a.apply(S(-1), x, S(1), r.data());
-  res.relative_residual = std::sqrt(dot(r, r)) / bnorm;
-  res.converged = std::sqrt(rr) / bnorm <= o.tolerance;
-  if (res.converged) res.stop = CgStop::Converged;
+  double rr = 0;
+  for (S e : r) rr += double(e) * double(e);
+  res.relative_residual = std::sqrt(rr) / bnorm;
+  res.converged = std::sqrt(st.rr) / bnorm <= o.tolerance;
   return res;
 }
 

@@ -1,5 +1,9 @@
 // Conjugate gradients (Gao et al. 2024, Alg. 1) for a symmetric positive definite matrix bound
-// to a kspmv::Operator (host backend, or one CUDA device with host vectors).
+// to a kspmv::Operator, on whatever devices it runs: its SpMV and CG's fused vector operations
+// (Operator::cg_vectors) in the operator's layout, so that on several devices the vectors stay
+// where the exchange leaves them (AllGather: whole on every device, redundant updates; Halo and
+// allgather-x: each device its rows, dot products reduced across devices; Merge: on the first
+// device). An iteration costs the host no wait: the stop is learnt a few iterations late.
 #pragma once
 
 #include "kspmv/core/cg_result.hpp"
@@ -7,8 +11,10 @@
 
 namespace kspmv {
 
-// Solves A x = b from the initial guess in x (ncols entries; b: nrows). Throws InvalidArgument
+// Solves A x = b from the initial guess in x (host arrays of n entries). Throws InvalidArgument
 // for a non-square operator or options out of range. b == 0 returns x = 0 after 0 iterations.
+// ms_per_iteration: the time from the start of the iterations to the stop (device time on a
+// device) over the iterations.
 template <class Scalar>
 CgResult cg(Operator<Scalar>& a, const Scalar* b, Scalar* x, const CgOptions& options = {});
 

@@ -1,0 +1,368 @@
+// The fused vector kernels of CG (Gao et al. 2024, Alg. 1), one pass each over a part's rows:
+//   start:     p = r and r.r
+//   dot_pq:    p.q
+//   update_r:  r -= alpha q and r.r, alpha = rr / pq
+//   update_xp: x += alpha p, p = r + beta p, beta = rr_next / rr, then the convergence test
+// A dot product is summed in double per block, and the last block to finish adds the blocks'
+// sums in block order (one kernel, the same result every run). Each part's sum goes to every
+// other part as one number; every part adds them in part order, so all take the same decisions.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "backends/cuda/cg_vectors.hpp"
+#include "backends/cuda/check.hpp"
+#include "backends/cuda/memory.hpp"
+
+namespace kspmv::cuda {
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kMaxGrid = 1024;
+constexpr int kRunning = 0, kConverged = 1, kNotPositive = 2;
+
+// The numbers a snapshot reads, first in the state so that one copy takes them.
+struct Head {
+  double rr, curvature;
+  int iterations, stop;
+};
+
+// One part's scalars, in its device's memory.
+struct State {
+  Head head;
+  double limit;      // tolerance * ||b||
+  double rr_next;    // this part's copy of the summed r.r after update_r
+  unsigned counter;  // blocks of the running kernel that have finished
+  double pq_in[kMaxCgParts], rr_in[kMaxCgParts];  // every part's sum, at its index
+  double partial[kMaxGrid];
+};
+
+// A part's rows as kernel arguments.
+struct Rows {
+  int count = 0;
+  Ordinal begin[part::kMaxStreamSlots] = {}, len[part::kMaxStreamSlots] = {};
+};
+
+template <class F>
+__device__ void for_rows(const Rows& rows, F f) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  for (int k = 0; k < rows.count; ++k)
+    for (long long i = first; i < rows.len[k]; i += stride) f(rows.begin[k] + i);
+}
+
+__device__ double block_sum(double v) {
+  __shared__ double warps[kBlock / 32];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads();  // warps[] may still be read by a previous call
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = threadIdx.x < kBlock / 32 ? warps[threadIdx.x] : 0.0;
+  if (threadIdx.x < 32)
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;  // thread 0 holds it
+}
+
+// Whether this block is the last of the kernel to get here; `v` is its sum (partial[] keeps it).
+__device__ bool last_block(State* st, double v) {
+  __shared__ bool last;
+  v = block_sum(v);
+  if (threadIdx.x == 0) {
+    st->partial[blockIdx.x] = v;
+    __threadfence();
+    last = atomicAdd(&st->counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  return last;
+}
+
+// In the last block: the blocks' sums in block order; the counter is reset for the next kernel.
+__device__ double blocks_total(State* st) {
+  double s = 0;
+  for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += blockDim.x)
+    s += __ldcg(&st->partial[b]);
+  s = block_sum(s);
+  if (threadIdx.x == 0) st->counter = 0;
+  return s;
+}
+
+__device__ double parts_total(const double* in, int parts) {
+  double s = 0;
+  for (int k = 0; k < parts; ++k) s += __ldcg(in + k);
+  return s;
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock)
+    start_kernel(const S* __restrict__ r, S* __restrict__ p, Rows rows, State* st, int self) {
+  double sum = 0;
+  for_rows(rows, [&](long long i) {
+    const S v = r[i];
+    p[i] = v;
+    sum += double(v) * double(v);
+  });
+  if (!last_block(st, sum)) return;
+  const double total = blocks_total(st);
+  if (threadIdx.x == 0) st->rr_in[self] = total;
+}
+
+__global__ void start_finish_kernel(State* st, int parts) {
+  const double rr = parts_total(st->rr_in, parts);
+  st->head = Head{rr, 0.0, 0, ::sqrt(rr) <= st->limit ? kConverged : kRunning};
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock)
+    dot_kernel(const S* __restrict__ p, const S* __restrict__ q, Rows rows, State* st, int self) {
+  if (st->head.stop != kRunning) return;
+  double sum = 0;
+  for_rows(rows, [&](long long i) { sum += double(p[i]) * double(q[i]); });
+  if (!last_block(st, sum)) return;
+  const double total = blocks_total(st);
+  if (threadIdx.x == 0) st->pq_in[self] = total;
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock)
+    update_r_kernel(S* __restrict__ r, const S* __restrict__ q, Rows rows, State* st, int self,
+                    int parts) {
+  if (st->head.stop != kRunning) return;
+  const double pq = parts_total(st->pq_in, parts);
+  if (!(pq > 0)) {  // every block sees the same pq: none updates
+    if (blockIdx.x == 0 && threadIdx.x == 0) st->head.curvature = pq, st->head.stop = kNotPositive;
+    return;
+  }
+  const S alpha = static_cast<S>(st->head.rr / pq);
+  double sum = 0;
+  for_rows(rows, [&](long long i) {
+    const S v = r[i] - alpha * q[i];
+    r[i] = v;
+    sum += double(v) * double(v);
+  });
+  if (!last_block(st, sum)) return;
+  const double total = blocks_total(st);
+  if (threadIdx.x == 0) st->rr_in[self] = total;
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock)
+    update_xp_kernel(S* __restrict__ x, S* __restrict__ p, const S* __restrict__ r, Rows rows,
+                     State* st, int parts) {
+  if (st->head.stop != kRunning) return;
+  const double pq = parts_total(st->pq_in, parts), rr_next = parts_total(st->rr_in, parts);
+  const S alpha = static_cast<S>(st->head.rr / pq), beta = static_cast<S>(rr_next / st->head.rr);
+  for_rows(rows, [&](long long i) {
+    x[i] += alpha * p[i];
+    p[i] = r[i] + beta * p[i];
+  });
+  // Every block has read rr before the last one replaces it.
+  if (!last_block(st, 0.0)) return;
+  blocks_total(st);
+  if (threadIdx.x == 0) {
+    st->head.rr = rr_next;
+    ++st->head.iterations;
+    if (::sqrt(rr_next) <= st->limit) st->head.stop = kConverged;
+  }
+}
+
+Rows to_rows(const std::vector<part::Span>& spans) {
+  if (spans.size() > static_cast<std::size_t>(part::kMaxStreamSlots))
+    throw InvalidArgument("cg vectors: a part has " + std::to_string(spans.size()) +
+                          " spans of rows, at most " + std::to_string(part::kMaxStreamSlots));
+  Rows r;
+  for (const part::Span& s : spans) {
+    r.begin[r.count] = s.begin;
+    r.len[r.count++] = s.count;
+  }
+  return r;
+}
+
+int grid_of(const std::vector<part::Span>& spans) {
+  long long most = 1;
+  for (const part::Span& s : spans) most = std::max<long long>(most, s.count);
+  return static_cast<int>(std::min<long long>((most + kBlock - 1) / kBlock, kMaxGrid));
+}
+
+template <class S>
+class DeviceCgVectors final : public CgVectors<S> {
+ public:
+  explicit DeviceCgVectors(CgLayout<S> layout) : l_(std::move(layout)) {
+    const int np = static_cast<int>(l_.parts.size());
+    if (np < 1 || np > kMaxCgParts)
+      throw InvalidArgument("cg vectors: 1 to " + std::to_string(kMaxCgParts) + " parts, not " +
+                            std::to_string(np));
+    for (const CgPart& p : l_.parts) {
+      DeviceGuard guard(p.device);
+      parts_.push_back(std::make_unique<Part>());
+      Part& q = *parts_.back();
+      q.rows = to_rows(p.rows);
+      q.grid = grid_of(p.rows);
+      q.state = DeviceBuffer<State>(1);
+      KSPMV_CUDA_CHECK(cudaMemsetAsync(q.state.data(), 0, sizeof(State), p.stream));
+    }
+    DeviceGuard guard(l_.parts[0].device);
+    snaps_ = PinnedBuffer<Head>(kCgSnapshots);
+    for (int k = 0; k < kCgSnapshots; ++k) events_[k] = std::make_unique<Event>();
+    start_ = std::make_unique<Event>();
+  }
+  ~DeviceCgVectors() override {
+    for (std::size_t k = 0; k < parts_.size(); ++k) {
+      int previous = 0;
+      const bool switched = cudaGetDevice(&previous) == cudaSuccess &&
+                            cudaSetDevice(l_.parts[k].device) == cudaSuccess;
+      parts_[k].reset();
+      if (switched) cudaSetDevice(previous);
+    }
+    int previous = 0;
+    const bool switched =
+        cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(l_.parts[0].device) == cudaSuccess;
+    for (auto& e : events_) e.reset();
+    start_.reset();
+    snaps_ = PinnedBuffer<Head>();
+    if (switched) cudaSetDevice(previous);
+  }
+
+  const DistributedVector<S>& x() const override { return l_.x; }
+  const DistributedVector<S>& r() const override { return l_.r; }
+  const DistributedVector<S>& p() const override { return l_.p; }
+  const DistributedVector<S>& q() const override { return l_.q; }
+
+  void load(const S* b, const S* x0) override {
+    l_.upload(b, l_.r);
+    l_.upload(x0, l_.x);
+  }
+
+  void start(double bnorm, double tolerance) override {
+    const double limit = tolerance * bnorm;
+    each([&](std::size_t k, const CgPart& p, Part& q) {
+      KSPMV_CUDA_CHECK(cudaMemcpyAsync(&q.state.data()->limit, &limit, sizeof limit,
+                                       cudaMemcpyHostToDevice, p.stream));
+      start_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.p.data(k), q.rows,
+                                                    q.state.data(), self(k));
+      check_launch("start_kernel");
+    });
+    share(&State::rr_in);
+    each([&](std::size_t, const CgPart& p, Part& q) {
+      start_finish_kernel<<<1, 1, 0, p.stream>>>(q.state.data(), summed());
+      check_launch("start_finish_kernel");
+    });
+    DeviceGuard guard(l_.parts[0].device);
+    start_->record(l_.parts[0].stream);
+  }
+
+  void dot_pq() override {
+    each([&](std::size_t k, const CgPart& p, Part& q) {
+      dot_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.p.data(k), l_.q.data(k), q.rows,
+                                                  q.state.data(), self(k));
+      check_launch("dot_kernel");
+    });
+    share(&State::pq_in);
+  }
+
+  void update_r() override {
+    each([&](std::size_t k, const CgPart& p, Part& q) {
+      update_r_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.q.data(k), q.rows,
+                                                       q.state.data(), self(k), summed());
+      check_launch("update_r_kernel");
+    });
+    share(&State::rr_in);
+  }
+
+  void update_xp() override {
+    each([&](std::size_t k, const CgPart& p, Part& q) {
+      update_xp_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.x.data(k), l_.p.data(k), l_.r.data(k),
+                                                        q.rows, q.state.data(), summed());
+      check_launch("update_xp_kernel");
+    });
+  }
+
+  int snapshot() override {
+    const int k = count_++ % kCgSnapshots;
+    DeviceGuard guard(l_.parts[0].device);
+    const cudaStream_t s = l_.parts[0].stream;
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(snaps_.data() + k, &parts_[0]->state.data()->head,
+                                     sizeof(Head), cudaMemcpyDeviceToHost, s));
+    events_[k]->record(s);
+    return count_ - 1;
+  }
+
+  CgState state(int k) override {
+    if (k < 0 || k >= count_ || k < count_ - kCgSnapshots)
+      throw InvalidArgument("cg vectors: snapshot " + std::to_string(k) + " is not kept");
+    const Event& e = *events_[k % kCgSnapshots];
+    e.synchronize();
+    const Head h = snaps_[k % kCgSnapshots];
+    CgState st;
+    st.iterations = h.iterations;
+    st.stopped = h.stop != kRunning;
+    st.stop = h.stop == kConverged     ? CgStop::Converged
+              : h.stop == kNotPositive ? CgStop::NotPositive
+                                       : CgStop::MaxIterations;
+    st.rr = h.rr;
+    st.curvature = h.curvature;
+    st.ms = e.elapsed_since(*start_);
+    return st;
+  }
+
+  void store(S* x) override { l_.download(l_.x, x); }
+
+ private:
+  struct Part {
+    Rows rows;
+    int grid = 1;
+    DeviceBuffer<State> state;
+    Event shared{false};
+  };
+
+  template <class F>
+  void each(F f) {
+    for (std::size_t k = 0; k < parts_.size(); ++k) {
+      DeviceGuard guard(l_.parts[k].device);
+      f(k, l_.parts[k], *parts_[k]);
+    }
+  }
+  int self(std::size_t k) const { return l_.reduce ? static_cast<int>(k) : 0; }
+  int summed() const { return l_.reduce ? static_cast<int>(parts_.size()) : 1; }
+
+  // Each part's sum of a dot product (field `in`, at its own index) to every other part, which
+  // waits for them before its next kernel.
+  void share(double (State::*in)[kMaxCgParts]) {
+    if (!l_.reduce || parts_.size() == 1) return;
+    each([&](std::size_t k, const CgPart& p, Part& q) {
+      for (std::size_t t = 0; t < parts_.size(); ++t) {
+        if (t == k) continue;
+        double* to = (parts_[t]->state.data()->*in) + k;
+        const double* from = (q.state.data()->*in) + k;
+        KSPMV_CUDA_CHECK(
+            cudaMemcpyPeerAsync(to, l_.parts[t].device, from, p.device, sizeof(double), p.stream));
+      }
+      q.shared.record(p.stream);
+    });
+    each([&](std::size_t k, const CgPart& p, Part&) {
+      for (std::size_t t = 0; t < parts_.size(); ++t)
+        if (t != k) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(p.stream, parts_[t]->shared.get(), 0));
+    });
+  }
+
+  CgLayout<S> l_;
+  std::vector<std::unique_ptr<Part>> parts_;
+  PinnedBuffer<Head> snaps_;
+  std::array<std::unique_ptr<Event>, kCgSnapshots> events_;
+  std::unique_ptr<Event> start_;
+  int count_ = 0;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<CgVectors<S>> make_device_cg_vectors(CgLayout<S> layout) {
+  return std::make_unique<DeviceCgVectors<S>>(std::move(layout));
+}
+
+template std::unique_ptr<CgVectors<float>> make_device_cg_vectors(CgLayout<float>);
+template std::unique_ptr<CgVectors<double>> make_device_cg_vectors(CgLayout<double>);
+
+}  // namespace kspmv::cuda

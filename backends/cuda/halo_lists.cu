@@ -1,0 +1,131 @@
+// Halo lists: a mark pass over the pieces' non-zeros, then one stream compaction per span.
+#include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <string>
+
+#include "backends/cuda/check.hpp"
+#include "backends/cuda/halo_lists.hpp"
+
+namespace kspmv::cuda {
+
+namespace {
+
+constexpr int kBlock = 256;
+
+// The device's own spans as kernel arguments (a device has at most a few).
+struct Own {
+  int count = 0;
+  Ordinal begin[part::kMaxStreamSlots] = {}, end[part::kMaxStreamSlots] = {};
+};
+
+__global__ void mark_kernel(const Ordinal* __restrict__ col, long long nnz, Own own,
+                            unsigned char* __restrict__ marks) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < nnz;
+       e += stride) {
+    const Ordinal j = col[e];
+    bool mine = false;
+    for (int k = 0; k < own.count; ++k) mine |= own.begin[k] <= j && j < own.end[k];
+    if (!mine) marks[j] = 1;  // racing writes of the same 1
+  }
+}
+
+unsigned grid_for(long long count) {
+  return static_cast<unsigned>(std::clamp<long long>((count + kBlock - 1) / kBlock, 1, 65535));
+}
+
+// The selection's temporary storage for up to n items.
+std::size_t select_temp_bytes(Ordinal n) {
+  std::size_t bytes = 0;
+  thrust::counting_iterator<Ordinal> columns(0);
+  KSPMV_CUDA_CHECK(cub::DeviceSelect::Flagged(
+      nullptr, bytes, columns, static_cast<const unsigned char*>(nullptr),
+      static_cast<Ordinal*>(nullptr), static_cast<Ordinal*>(nullptr), n));
+  return bytes;
+}
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
+}  // namespace
+
+std::size_t HaloFinder::scratch_bytes(Ordinal n, std::size_t max_spans) {
+  return aligned(n) + aligned(n * sizeof(Ordinal)) +
+         aligned(std::max<std::size_t>(max_spans, 1) * sizeof(Ordinal)) +
+         aligned(select_temp_bytes(n));
+}
+
+HaloFinder::HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_t max_spans,
+                       unsigned char* scratch, cudaStream_t stream)
+    : n_(n), own_(own), max_spans_(std::max<std::size_t>(max_spans, 1)), stream_(stream) {
+  if (own.size() > static_cast<std::size_t>(part::kMaxStreamSlots))
+    throw InvalidArgument("halo: " + std::to_string(own.size()) + " spans of own columns");
+  marks_ = scratch;
+  found_ = reinterpret_cast<Ordinal*>(scratch + aligned(n));
+  span_counts_ = found_ + aligned(n * sizeof(Ordinal)) / sizeof(Ordinal);
+  temp_ = reinterpret_cast<unsigned char*>(span_counts_) + aligned(max_spans_ * sizeof(Ordinal));
+  temp_bytes_ = select_temp_bytes(n);
+  if (n > 0) KSPMV_CUDA_CHECK(cudaMemsetAsync(marks_, 0, n, stream_));
+}
+
+void HaloFinder::mark(const Ordinal* col, Offset nnz) {
+  if (nnz == 0) return;
+  Own own;
+  for (const part::Span& s : own_) {
+    own.begin[own.count] = s.begin;
+    own.end[own.count++] = s.begin + s.count;
+  }
+  mark_kernel<<<grid_for(nnz), kBlock, 0, stream_>>>(col, nnz, own, marks_);
+  check_launch("mark_kernel");
+}
+
+void HaloFinder::select(int k, const std::vector<part::Span>& spans) {
+  if (static_cast<int>(lists_.size()) != k) throw InvalidArgument("halo: lists out of order");
+  if (spans_.size() + spans.size() > max_spans_)
+    throw InvalidArgument("halo: more spans than planned");
+  Selection sel;
+  sel.first = static_cast<Ordinal>(spans_.size());
+  for (const part::Span& s : spans) {
+    thrust::counting_iterator<Ordinal> columns(s.begin);
+    std::size_t bytes = temp_bytes_;
+    KSPMV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_, bytes, columns, marks_ + s.begin,
+                                                found_ + used_, span_counts_ + spans_.size(),
+                                                s.count, stream_));
+    sel.at.push_back(used_);
+    spans_.push_back(s);
+    used_ += s.count;  // the spans of other devices are disjoint: used_ <= n
+  }
+  lists_.push_back(sel);
+}
+
+std::vector<Ordinal> HaloFinder::counts() {
+  host_counts_.assign(spans_.size(), 0);
+  if (!spans_.empty())
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(host_counts_.data(), span_counts_,
+                                     spans_.size() * sizeof(Ordinal), cudaMemcpyDeviceToHost,
+                                     stream_));
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<Ordinal> per_list;
+  for (const Selection& sel : lists_) {
+    Ordinal c = 0;
+    for (std::size_t i = 0; i < sel.at.size(); ++i) c += host_counts_[sel.first + i];
+    per_list.push_back(c);
+  }
+  return per_list;
+}
+
+void HaloFinder::copy_list(int k, Ordinal* to) const {
+  const Selection& sel = lists_.at(k);
+  for (std::size_t i = 0; i < sel.at.size(); ++i) {
+    const Ordinal c = host_counts_[sel.first + i];
+    if (c > 0)
+      KSPMV_CUDA_CHECK(cudaMemcpyAsync(to, found_ + sel.at[i], c * sizeof(Ordinal),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    to += c;
+  }
+}
+
+}  // namespace kspmv::cuda

@@ -1,0 +1,33 @@
+// A model of one multi-device apply on distinct devices, to set beside the measured time: what
+// the partition and the exchange would give on N GPUs from the time each block's kernel takes
+// alone on one GPU, the bytes each copy moves and a peer bandwidth (Gao et al. 2024 §4 reasons
+// the same way about NZ, 2NZ and LRA). Kokkos-free host code.
+//
+// Each device runs its blocks in stream-slot order, back to back. Each copy of the exchange
+// (part::ExchangeStrategy) starts when its data is ready and its source's outgoing link is free,
+// and takes kCopyLatencyMs + bytes / peer bandwidth; copies from one device go one after
+// another. A device's kernels start once the x entries it receives have arrived (Halo,
+// allgather-x); Merge's scaling and sums on device 0 move 2 and 3 entries per row at the device
+// copy bandwidth, the sums once their partial has arrived. The apply ends when the last device
+// has finished its kernels, its sends and its receives.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "kspmv/core/operator_impl.hpp"
+#include "partitioners/exchange.hpp"
+
+namespace kspmv::part {
+
+// The start-up cost of one copy between devices (cudaMemcpyPeerAsync on NVLink: a few µs).
+inline constexpr double kCopyLatencyMs = 0.008;
+
+// block_ms[b]: the kernel time of plan block b alone (plan order). peer_gbps: GB/s of one
+// device's outgoing link; device_gbps: a device's copy bandwidth (bytes read plus written per
+// second, GB/s). Throws InvalidArgument unless there is one time per block and both bandwidths
+// are positive.
+Prediction predict(const ExchangeStrategy& s, const std::vector<double>& block_ms,
+                   std::size_t scalar_bytes, double peer_gbps, double device_gbps);
+
+}  // namespace kspmv::part

@@ -1,0 +1,75 @@
+// The vectors of conjugate gradients (Gao et al. 2024, Alg. 1) in one Operator's layout, and the
+// fused vector operations kspmv::cg runs on them: each operation is one pass over the vectors
+// (updates and the dot product that follows them together), enqueued without waiting; the
+// scalars (r.r, p.q, the stop state) stay where the vectors are until state() reads a snapshot.
+// Once stopped (converged, or p'Ap <= 0), every operation leaves the vectors as they are, so a
+// caller that learns of the stop a few iterations late has lost nothing but time.
+// Kokkos-free: the CUDA backend implements it (backends/cuda/cg_vectors.hpp).
+#pragma once
+
+#include <memory>
+
+#include "kspmv/core/cg_result.hpp"
+#include "kspmv/core/distributed_vector.hpp"
+#include "kspmv/core/types.hpp"
+
+namespace kspmv {
+
+// The state after the operations enqueued before a snapshot.
+struct CgState {
+  int iterations = 0;  // update_xp calls before the stop
+  bool stopped = false;
+  CgStop stop = CgStop::MaxIterations;  // Converged or NotPositive once stopped
+  double rr = 0;                        // r.r of the iterated residual
+  double curvature = 0;                 // p'Ap at a NotPositive stop
+  double ms = 0;                        // from start() to the snapshot (device time on a device)
+};
+
+// Snapshots state() can still read: the last kCgSnapshots taken.
+inline constexpr int kCgSnapshots = 8;
+
+template <class Scalar>
+class CgVectors {
+ public:
+  virtual ~CgVectors() = default;
+  // The solution, the residual, the search direction and q = A p, in the operator's layout.
+  virtual const DistributedVector<Scalar>& x() const = 0;
+  virtual const DistributedVector<Scalar>& r() const = 0;
+  virtual const DistributedVector<Scalar>& p() const = 0;
+  virtual const DistributedVector<Scalar>& q() const = 0;
+  // x = x0 and r = b (host arrays of n entries); returns when they are in place.
+  virtual void load(const Scalar* b, const Scalar* x0) = 0;
+  // After r = b - A x: p = r, rr = r.r; stopped (converged) at once when sqrt(rr) <= tolerance *
+  // bnorm. The clock of CgState::ms starts here.
+  virtual void start(double bnorm, double tolerance) = 0;
+  // pq = p.q; stopped (NotPositive, curvature = pq) unless pq > 0.
+  virtual void dot_pq() = 0;
+  // alpha = rr / pq; r -= alpha q; rr_next = r.r (one pass).
+  virtual void update_r() = 0;
+  // x += alpha p; p = r + (rr_next / rr) p; rr = rr_next; one more iteration; stopped
+  // (converged) when sqrt(rr) <= tolerance * bnorm (one pass).
+  virtual void update_xp() = 0;
+  // Records the state after everything enqueued so far; returns its number (0, 1, ...).
+  virtual int snapshot() = 0;
+  // Waits for snapshot k (one of the last kCgSnapshots) and returns it.
+  virtual CgState state(int k) = 0;
+  // x to a host array of n entries; returns when it is written.
+  virtual void store(Scalar* x) = 0;
+};
+
+// CG's vectors as host arrays (the host backend, one device or emulated devices): the
+// operations run at once, in double for the dot products. `layout` tags the vectors (the
+// operator's identity), n is the system size.
+template <class Scalar>
+std::unique_ptr<CgVectors<Scalar>> make_host_cg_vectors(Ordinal n, const void* layout);
+
+// A DistributedVector of one host array of n entries (zeros).
+template <class Scalar>
+DistributedVector<Scalar> make_host_vector(std::size_t n, const void* layout);
+
+extern template std::unique_ptr<CgVectors<float>> make_host_cg_vectors(Ordinal, const void*);
+extern template std::unique_ptr<CgVectors<double>> make_host_cg_vectors(Ordinal, const void*);
+extern template DistributedVector<float> make_host_vector(std::size_t, const void*);
+extern template DistributedVector<double> make_host_vector(std::size_t, const void*);
+
+}  // namespace kspmv
