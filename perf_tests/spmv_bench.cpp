@@ -105,7 +105,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
       op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     while (op->timings().tuning);
     op->synchronize();
-    KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));  // before the apply
     op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     op->synchronize();
     std::vector<S> y(a.nrows);
