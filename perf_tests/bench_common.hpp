@@ -82,6 +82,33 @@ double poisoned_error(cuda::DeviceSpmv<S>& spmv, const cuda::DeviceBuffer<S>& x,
   return reference::rel_l2_error(result.data(), ref.data(), result.size());
 }
 
+// Every part of `v` set to NaN (all bits set); returns once that is done. An Operator's apply on
+// its vectors runs on the operator's streams, which do not wait for work queued on the legacy
+// default stream: a poison left queued there can land after the apply it was meant to precede
+// (kmer:rows=60000000 under AllGather: its 480 MB of y were still being poisoned when the
+// kernels began writing them).
+template <class S>
+void poison(const DistributedVector<S>& v) {
+  for (int d = 0; d < v.parts(); ++d) {
+    cuda::DeviceGuard guard(v.part(d).device);
+    KSPMV_CUDA_CHECK(cudaMemset(v.data(d), 0xff, v.part(d).size * sizeof(S)));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  }
+}
+
+// y = A x through an Operator's vectors with every part of y poisoned first: the relative l2
+// error against the reference.
+template <class S>
+double operator_error(Operator<S>& op, const DistributedVector<S>& x, const DistributedVector<S>& y,
+                      const std::vector<S>& ref) {
+  op.synchronize();  // the operator's work on y has ended
+  poison(y);
+  op.apply(S(1), x, S(0), y);
+  std::vector<S> got(ref.size());
+  op.download(y, ref.size(), got.data());
+  return reference::rel_l2_error(got.data(), ref.data(), got.size());
+}
+
 // Medians of `reps` applies y = A x on an Operator's vectors (Operator::make_vector) after 3
 // warm-ups, from the operator's events: the slowest device's total, kernels and exchange (one
 // device: its kernel).

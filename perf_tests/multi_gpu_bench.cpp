@@ -6,13 +6,14 @@
 // --reps applies on the operator's distributed vectors of the slowest device's total, kernel and
 // exchange milliseconds (its events); the speedup over one GPU; the bound the peer bandwidth
 // measured in this run implies (two distinct GPUs); the set-up in single-GPU SpMVs: partition
-// (row statistics on the device and the plan), setup (the partition and everything else the
-// operator does on the devices: row pointers narrowed with their statistics, kernels planned,
-// halo lists found, buffers), upload (copying the matrix from the host, which one GPU pays too)
-// and tune (timing the Auto exchange's candidates); the cost model's apply on distinct devices
-// from each part's kernel timed alone, the peer bandwidth --model-gbps and the device copy
+// (LRA's longest row found on the device and the plan), setup (the partition and everything
+// else the operator does on the devices: row pointers narrowed with their statistics, kernels
+// planned, halo lists found, buffers), upload (copying the matrix from the host, which one GPU
+// pays too) and tune (timing the Auto exchange's candidates), and each phase of them in
+// milliseconds (setup_<phase>_ms: Timings::setup_phases); the cost model's apply on distinct
+// devices from each part's kernel timed alone, the peer bandwidth --model-gbps and the device copy
 // bandwidth of this run (predicted_ms, and predicted_speedup_2xh200 over this run's one GPU);
-// relative l2 error against the host reference (y poisoned with NaN). Writes
+// relative l2 error against the host reference (y poisoned with NaN, bench::operator_error). Writes
 // multi_gpu_bench.csv, multi_gpu_bench.json and summary.json into --out after every matrix;
 // stops starting new matrices after --time-limit seconds.
 #include <cuda_runtime_api.h>
@@ -72,23 +73,25 @@ struct Result {
          predicted_ms = NAN, predicted_speedup = NAN, rel_error = NAN;
   std::size_t exchange_bytes = 0;
   bool ok = true;
+  bool multi = false;  // an operator on several devices: its set-up phases below
+  SetupPhases phases;  // milliseconds
 };
 
-// y = A x through the operator's vectors with every part of y poisoned (NaN) first: the
-// relative l2 error against the reference.
-template <class S>
-double operator_error(Operator<S>& op, const DistributedVector<S>& x, const DistributedVector<S>& y,
-                      const std::vector<S>& ref) {
-  op.synchronize();
-  for (int d = 0; d < y.parts(); ++d) {
-    cuda::DeviceGuard guard(y.part(d).device);
-    KSPMV_CUDA_CHECK(cudaMemset(y.data(d), 0xff, y.part(d).size * sizeof(S)));
-  }
-  op.apply(S(1), x, S(0), y);
-  std::vector<S> got(ref.size());
-  op.download(y, ref.size(), got.data());
-  return reference::rel_l2_error(got.data(), ref.data(), got.size());
-}
+// The set-up's phases as JSON keys (setup_<phase>_ms), in the order they run.
+const std::vector<std::pair<const char*, double SetupPhases::*>> kPhases = {
+    {"longest_row", &SetupPhases::longest_row},
+    {"plan", &SetupPhases::plan},
+    {"source", &SetupPhases::source},
+    {"streams", &SetupPhases::streams},
+    {"allocate", &SetupPhases::allocate},
+    {"columns", &SetupPhases::columns},
+    {"profile", &SetupPhases::profile},
+    {"profile_device", &SetupPhases::profile_device},
+    {"halo_device", &SetupPhases::halo_device},
+    {"halo_links", &SetupPhases::halo_links},
+    {"values", &SetupPhases::values},
+    {"kernels", &SetupPhases::kernels},
+    {"finish", &SetupPhases::finish}};
 
 std::string kernels_of(const std::vector<PartInfo>& parts) {
   std::string k;
@@ -162,6 +165,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       r.setup_cost = (built.partition_ms + built.setup_ms) / t1;
       r.upload_cost = built.upload_ms / t1;
       r.tune_cost = built.tune_ms / t1;
+      r.multi = true, r.phases = built.setup_phases;
       if (tuned) {  // the (d_l, d_c) tuner runs on the first applies, on device pointers
         cuda::DeviceGuard guard(args.devices.front());
         cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
@@ -222,29 +226,35 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
 
 // The CSV columns and the JSON of a result, in order.
 Record record(const Result& r) {
-  return {{"matrix", r.matrix},
-          {"nnz", r.nnz},
-          {"precision", r.precision},
-          {"gpus", r.gpus},
-          {"partition", r.partition},
-          {"exchange", r.exchange},
-          {"kernel", r.kernel},
-          {"ms", r.ms},
-          {"kernel_ms", r.kernel_ms},
-          {"exchange_ms", r.exchange_ms},
-          {"gbps", r.gbps},
-          {"speedup_vs_1gpu", r.speedup},
-          {"speedup_bound", r.bound},
-          {"predicted_ms", r.predicted_ms},
-          {"predicted_speedup_2xh200", r.predicted_speedup},
-          {"exchange_bytes", r.exchange_bytes},
-          {"partition_cost_spmvs", r.partition_cost},
-          {"setup_cost_spmvs", r.setup_cost},
-          {"upload_cost_spmvs", r.upload_cost},
-          {"tune_cost_spmvs", r.tune_cost},
-          {"rel_error", r.rel_error},
-          {"ok", r.ok},
-          {"note", r.note}};
+  Record phases;
+  for (const auto& [name, field] : kPhases)
+    phases.emplace_back(std::string("setup_") + name + "_ms",
+                        r.multi ? Value(r.phases.*field) : Value(nullptr));
+  Record rec = {{"matrix", r.matrix},
+                {"nnz", r.nnz},
+                {"precision", r.precision},
+                {"gpus", r.gpus},
+                {"partition", r.partition},
+                {"exchange", r.exchange},
+                {"kernel", r.kernel},
+                {"ms", r.ms},
+                {"kernel_ms", r.kernel_ms},
+                {"exchange_ms", r.exchange_ms},
+                {"gbps", r.gbps},
+                {"speedup_vs_1gpu", r.speedup},
+                {"speedup_bound", r.bound},
+                {"predicted_ms", r.predicted_ms},
+                {"predicted_speedup_2xh200", r.predicted_speedup},
+                {"exchange_bytes", r.exchange_bytes},
+                {"partition_cost_spmvs", r.partition_cost},
+                {"setup_cost_spmvs", r.setup_cost},
+                {"upload_cost_spmvs", r.upload_cost},
+                {"tune_cost_spmvs", r.tune_cost},
+                {"rel_error", r.rel_error},
+                {"ok", r.ok},
+                {"note", r.note}};
+  rec.insert(rec.end() - 3, phases.begin(), phases.end());  // after the costs
+  return rec;
 }
 
 void write_outputs(const Args& args, const std::vector<Result>& results, const PeerBandwidth& bw,

@@ -80,7 +80,10 @@ Args read_args(const ParsedArgs& in) {
   a.reps = static_cast<int>(in.integer("reps", 20, 1, 1000000));
   a.device = static_cast<int>(in.integer("device", 0, 0, 1023));
   a.large = in.flag("large");
-  if (a.large && !in.has("kernels")) a.kernels = {Kernel::Auto};
+  if (a.large && !in.has("kernels")) a.kernels = {BenchKernel{Backend::Cuda, Kernel::Auto}};
+  for (const BenchKernel& k : a.kernels)
+    if (a.large && k.backend != Backend::Cuda)
+      throw UsageError("--large runs the CUDA backend's kernels, not '" + to_string(k) + "'");
   a.residency = parse_residency(in.text("residency", "auto"));
   a.cap = device_memory_cap(in);
   if (!a.large && (in.has("residency") || a.cap > 0))
@@ -136,7 +139,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
       op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     while (op->timings().tuning);
     op->synchronize();
-    KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));  // before the apply
     op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     op->synchronize();
     std::vector<S> y(a.nrows);
@@ -218,10 +221,9 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     try {
       const bool cuda_auto = bk.backend == Backend::Cuda && k == Kernel::Auto;
       const Kernel resolved =
-          cuda_auto
-              ? analysis::auto_kernel(analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols),
-                                      sizeof(S))
-              : k;
+          cuda_auto ? analysis::auto_kernel(analysis::row_stats(a.row_ptr.data(), a.nrows, a.ncols),
+                                            sizeof(S))
+                    : k;
       if (cuda_auto) r.note = std::string("rule chose ") + to_string(resolved);
       spmv = v > 0 ? cuda::make_csr_vector(d, host, {v, 0})
                    : make_bench_spmv<S>({bk.backend, resolved}, d, a);
@@ -469,8 +471,8 @@ int run(const ParsedArgs& parsed) {
       benchmark_sources(args.matrices, args.gens, 40000), args.precisions, Clock::now(), INFINITY,
       [&](const std::string& name, const std::string&, const auto& a) {
         if (args.large) {
-          for (const Kernel k : args.kernels)
-            results.push_back(bench_large(name, a, k, args, copy));
+          for (const BenchKernel& k : args.kernels)
+            results.push_back(bench_large(name, a, k.kernel, args, copy));
         } else {
           bench_matrix(name, a, args, copy, results);
         }

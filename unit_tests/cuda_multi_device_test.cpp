@@ -20,9 +20,12 @@
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
 #ifdef KSPMV_HAVE_CUDA
+#include "backends/cuda/cusparse_util.hpp"
 #include "backends/cuda/multi_device.hpp"
 #include "backends/cuda/row_profile.hpp"
 #include "row_profile_expect.hpp"
+
+#include "perf_tests/bench_common.hpp"
 #endif
 
 namespace kspmv::test {
@@ -208,6 +211,117 @@ TYPED_TEST(CudaMultiDeviceTest, TimingsSplitKernelAndExchangePerDevice) {
   for (double ms : blocks) EXPECT_GT(ms, 0);
 }
 
+// The set-up's phases add up to the preprocessing's parts: the partition (LRA's longest row, the
+// plan), the upload (the source's row pointer, the allocation, columns, values) and the rest.
+TYPED_TEST(CudaMultiDeviceTest, SetupPhasesAddUpToThePreprocessing) {
+  using S = TypeParam;
+  const auto a = random_matrix<S>(30000, 30000, 8, 4);
+  for (const auto& [scheme, exchange] : std::vector<std::pair<const char*, const char*>>{
+           {"lra", "halo"}, {"2nz", "merge"}, {"nz", "auto"}}) {
+    Options o;
+    o.backend = Backend::Cuda, o.devices = {0, 0}, o.partition = scheme, o.exchange = exchange;
+    Operator<S> op(a, o);
+    const Timings t = op.timings();
+    const SetupPhases& p = t.setup_phases;
+    const std::string what = std::string(scheme) + " " + exchange;
+    for (double ms : {p.longest_row, p.plan, p.source, p.streams, p.allocate, p.columns, p.profile,
+                      p.profile_device, p.halo_device, p.halo_links, p.values, p.kernels, p.finish})
+      EXPECT_GE(ms, 0) << what;
+    EXPECT_NEAR(t.partition_ms, p.longest_row + p.plan, 1e-9) << what;
+    EXPECT_NEAR(t.upload_ms, p.source + p.allocate + p.columns + p.values, 1e-9) << what;
+    EXPECT_NEAR(t.setup_ms, p.streams + p.profile + p.halo_links + p.kernels + p.finish, 1e-9)
+        << what;
+    EXPECT_GT(p.profile_device, 0) << what;
+    EXPECT_EQ(p.longest_row > 0, std::string(scheme) == "lra") << what;
+    if (std::string(exchange) != "merge") EXPECT_GT(p.halo_device, 0) << what;  // auto: halo too
+  }
+}
+
+// The benchmarks' check (bench::operator_error) poisons y and then applies: the poison must have
+// landed before the operator's streams start. Work queued ahead of it on the legacy default
+// stream (which those streams do not wait for) makes a poison that is merely queued land after
+// the apply, as kmer:rows=60000000's 480 MB of y did under AllGather.
+TYPED_TEST(CudaMultiDeviceTest, BenchCheckPoisonsBeforeTheApply) {
+  using S = TypeParam;
+  const auto a = random_matrix<S>(20000, 20000, 8, 12);
+  const auto x = random_vector<S>(a.ncols, 13);
+  std::vector<S> ref(a.nrows);
+  reference::spmv(S(1), a, x.data(), S(0), ref.data());
+  for (const auto& devices : std::vector<std::vector<int>>{{0}, {0, 0}}) {
+    Options o;
+    o.backend = Backend::Cuda, o.devices = devices, o.partition = "nz", o.exchange = "allgather";
+    Operator<S> op(a, o);
+    const auto dx = op.make_vector(), dy = op.make_vector();
+    op.upload(x.data(), a.ncols, dx);
+    cuda::DeviceGuard guard(0);
+    cuda::DeviceBuffer<unsigned char> busy(std::size_t{64} << 20);
+    for (int k = 0; k < 200; ++k)  // milliseconds of work ahead of the poison
+      KSPMV_CUDA_CHECK(cudaMemsetAsync(busy.data(), k, busy.bytes(), cudaStreamLegacy));
+    EXPECT_LE(bench::operator_error(op, dx, dy, ref), reference::tolerance<S>())
+        << devices.size() << " devices";
+  }
+}
+
+// Explicit cuSPARSE pieces (their stand-in vectors in the executor's scratch, shared by the
+// pieces of a device, their analysis left queued) and CSR-Vector pieces with long rows.
+TYPED_TEST(CudaMultiDeviceTest, PiecesPlannedWithSharedScratchMatchTheReference) {
+  using S = TypeParam;
+  std::uint64_t seed = 40;
+  for (const auto& [name, a] : matrices<S>())
+    for (Kernel k : {Kernel::Cusparse, Kernel::CusparseAlg2, Kernel::CsrVector})
+      for (Scheme s : {Scheme::TwoNZ, Scheme::LRARC}) {
+        cuda::MultiDeviceSpmv<S> md(pointers(a), plan_for(a, s, 2),
+                                    {Exchange::AllGather, {0, 0}, k});
+        const auto x = random_vector<S>(a.ncols, ++seed);
+        const auto y0 = nan_vector<S>(a.nrows);
+        auto y = y0, ref = y0;
+        reference::spmv(S(1), a, x.data(), S(0), ref.data());
+        md.apply(S(1), x.data(), S(0), y.data());
+        EXPECT_LE(spmv_error(y, ref, S(1), a, x.data(), S(0), y0), reference::tolerance<S>())
+            << name << " " << to_string(k) << " " << part::to_string(s);
+      }
+}
+
+// Streams, events and cuSPARSE handles made with kReuse go back to their device's idle list and
+// serve the next one made there; a handle comes back on the legacy default stream.
+TEST(CudaIdleHandlesTest, StreamsEventsAndCusparseHandlesAreReused) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
+  cuda::DeviceGuard guard(0);
+  cudaStream_t stream = nullptr;
+  {
+    const cuda::Stream s(cuda::kReuse);
+    stream = s.get();
+  }
+  {
+    const cuda::Stream again(cuda::kReuse), other(cuda::kReuse);
+    EXPECT_EQ(again.get(), stream);
+    EXPECT_NE(other.get(), stream);
+  }
+  cudaEvent_t timing = nullptr, plain = nullptr;
+  {
+    const cuda::Event t(true, cuda::kReuse), p(false, cuda::kReuse);
+    timing = t.get(), plain = p.get();
+  }
+  {
+    const cuda::Event p(false, cuda::kReuse), t(true, cuda::kReuse);
+    EXPECT_EQ(p.get(), plain);
+    EXPECT_EQ(t.get(), timing);
+    t.record(stream);
+    t.synchronize();
+  }
+  cusparseHandle_t handle = nullptr;
+  {
+    const cuda::CusparseHandle h(cuda::kReuse);
+    handle = h.get();
+    KSPMV_CUDA_CHECK(cusparseSetStream(h.get(), stream));
+  }
+  const cuda::CusparseHandle h(cuda::kReuse);
+  EXPECT_EQ(h.get(), handle);
+  cudaStream_t on = stream;
+  KSPMV_CUDA_CHECK(cusparseGetStream(h.get(), &on));
+  EXPECT_EQ(on, nullptr);
+}
+
 // The pieces are planned from row statistics computed on the device: equal to the host's.
 TYPED_TEST(CudaMultiDeviceTest, RowProfileOnTheDeviceEqualsTheHostStatistics) {
   using S = TypeParam;
@@ -235,6 +349,12 @@ TYPED_TEST(CudaMultiDeviceTest, RowProfileOnTheDeviceEqualsTheHostStatistics) {
       EXPECT_TRUE(std::isnan(p.all.power_law_r)) << name;
     else
       EXPECT_NEAR(p.all.power_law_r, ref_all.power_law_r, 1e-9) << name;
+    if (m > 0) {  // LRA's longest row of the whole matrix, the first of equals
+      cuda::DeviceBuffer<unsigned long long> key(1);
+      EXPECT_EQ(cuda::longest_row_on_device(src.data(), m, key.data(), nullptr),
+                analysis::row_stats(a.row_ptr.data(), m, a.ncols).longest_row)
+          << name;
+    }
     for (int k = 0; k < 6; ++k) {
       const Offset t = Offset{128} << k;
       const auto rows = find_long_rows(local.data(), m, t);

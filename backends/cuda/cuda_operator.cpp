@@ -63,10 +63,12 @@ const std::vector<KernelRow<S>>& kernel_table() {
        [](A a, const P& in) { return make_csr_vector(std::move(a), in); }},
       {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
        [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }, nullptr,
-       [](A a, const P&) { return make_cusparse(std::move(a), Kernel::Cusparse); }},
+       [](A a, const P& in) { return make_cusparse(std::move(a), Kernel::Cusparse, in.scratch); }},
       {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
        [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }, nullptr,
-       [](A a, const P&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }},
+       [](A a, const P& in) {
+         return make_cusparse(std::move(a), Kernel::CusparseAlg2, in.scratch);
+       }},
       {info(Kernel::PartialOverlap, kResident, false, true,
             "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
        true, [](A a, const H& h) { return make_partial_overlap(std::move(a), h); }},
@@ -578,7 +580,8 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
   const Placement placement = place(host_matrix, options, streamed_kernel);
   try {
     return std::make_unique<DeviceOperator<Scalar>>(
-        device, Source<Scalar>{host_matrix, nullptr, nullptr, std::move(keep_alive)}, options, placement);
+        device, Source<Scalar>{host_matrix, nullptr, nullptr, std::move(keep_alive)}, options,
+        placement);
   } catch (const MemoryError& e) {  // the ring does not fit either
     if (options.residency != Residency::Auto) throw;
     throw MemoryError(placement.matrix + " fits neither resident (" + placement.budget +

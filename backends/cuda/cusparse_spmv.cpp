@@ -2,6 +2,9 @@
 
 #include <cusparse.h>
 
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -17,7 +20,8 @@ namespace {
 template <class Scalar>
 class CusparseSpmv final : public DeviceSpmv<Scalar> {
  public:
-  CusparseSpmv(std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel)
+  CusparseSpmv(std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel,
+               const std::function<void*(std::size_t)>& scratch)
       : a_(std::move(a)),
         kernel_(kernel),
         alg_(kernel == Kernel::CusparseAlg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1) {
@@ -25,7 +29,7 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     try {
       if (!a_->wide()) {
         setup(const_cast<DeviceOffset*>(a_->row_ptr.data()), CUSPARSE_INDEX_32I,
-              const_cast<Ordinal*>(a_->col.data()), CUSPARSE_INDEX_32I);
+              const_cast<Ordinal*>(a_->col.data()), CUSPARSE_INDEX_32I, scratch);
         return;
       }
       // 64-bit row offsets (CUSPARSE_INDEX_64I) need 64-bit columns too: cuSPARSE (13.0) refuses
@@ -33,7 +37,7 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
       // (an illegal address that poisons the context). 8 more bytes per non-zero.
       wide_col_ = widen(a_->col.data(), static_cast<std::size_t>(a_->nnz));
       setup(const_cast<Offset*>(a_->row_ptr_wide.data()), CUSPARSE_INDEX_64I, wide_col_.data(),
-            CUSPARSE_INDEX_64I);
+            CUSPARSE_INDEX_64I, scratch);
     } catch (...) {
       release();
       throw;
@@ -47,11 +51,11 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
       scale_vector(y, a_->m, beta, stream);
       return;
     }
-    KSPMV_CUDA_CHECK(cusparseSetStream(handle_, stream));
+    KSPMV_CUDA_CHECK(cusparseSetStream(handle_->get(), stream));
     KSPMV_CUDA_CHECK(cusparseDnVecSetValues(x_, const_cast<Scalar*>(x)));
     KSPMV_CUDA_CHECK(cusparseDnVecSetValues(y_, y));
-    KSPMV_CUDA_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, x_,
-                                  &beta, y_, cuda_data_type<Scalar>(), alg_, buffer_.data()));
+    KSPMV_CUDA_CHECK(cusparseSpMV(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_,
+                                  x_, &beta, y_, cuda_data_type<Scalar>(), alg_, buffer_.data()));
   }
   // The matrix descriptor points at the shared DeviceCsr's values, which the caller refreshes
   // in place. The buffer's size and cusparseSpMV_preprocess serve repeated SpMVs on the same
@@ -63,40 +67,45 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
 
  private:
   void setup(void* offsets, cusparseIndexType_t offset_type, void* col,
-             cusparseIndexType_t col_type) {
+             cusparseIndexType_t col_type, const std::function<void*(std::size_t)>& scratch) {
     const auto type = cuda_data_type<Scalar>();
-    KSPMV_CUDA_CHECK(cusparseCreate(&handle_));
+    handle_.emplace(kReuse);
     KSPMV_CUDA_CHECK(cusparseCreateCsr(&mat_, a_->m, a_->n, a_->nnz, offsets, col,
                                        const_cast<Scalar*>(a_->val.data()), offset_type, col_type,
                                        CUSPARSE_INDEX_BASE_ZERO, type));
-    // The buffer query and preprocessing want vector descriptors; they point at scratch
-    // vectors that live only for setup, run() re-points them at the caller's x and y.
-    DeviceBuffer<Scalar> x_scratch(a_->n > 0 ? a_->n : 1), y_scratch(a_->m);
-    KSPMV_CUDA_CHECK(cusparseCreateDnVec(&x_, a_->n, x_scratch.data(), type));
-    KSPMV_CUDA_CHECK(cusparseCreateDnVec(&y_, a_->m, y_scratch.data(), type));
+    // The buffer query and preprocessing want vector descriptors; they point at stand-in
+    // vectors that serve only the set-up, run() re-points them at the caller's x and y.
+    const std::size_t nx = a_->n > 0 ? a_->n : 1, x_bytes = (nx * sizeof(Scalar) + 255) / 256 * 256;
+    DeviceBuffer<unsigned char> own;
+    auto* stand_in =
+        static_cast<unsigned char*>(scratch ? scratch(x_bytes + a_->m * sizeof(Scalar)) : nullptr);
+    if (!stand_in) {
+      own = DeviceBuffer<unsigned char>(x_bytes + a_->m * sizeof(Scalar));
+      stand_in = own.data();
+    }
+    KSPMV_CUDA_CHECK(cusparseCreateDnVec(&x_, a_->n, stand_in, type));
+    KSPMV_CUDA_CHECK(cusparseCreateDnVec(&y_, a_->m, stand_in + x_bytes, type));
     const Scalar one = 1;  // representative alpha and beta: the size does not depend on them
     std::size_t bytes = 0;
-    KSPMV_CUDA_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
-                                             x_, &one, y_, type, alg_, &bytes));
+    KSPMV_CUDA_CHECK(cusparseSpMV_bufferSize(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                             mat_, x_, &one, y_, type, alg_, &bytes));
     buffer_ = DeviceBuffer<unsigned char>(bytes);
-    KSPMV_CUDA_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
-                                             x_, &one, y_, type, alg_, buffer_.data()));
-    KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // the scratch vectors are freed next
+    KSPMV_CUDA_CHECK(cusparseSpMV_preprocess(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                             mat_, x_, &one, y_, type, alg_, buffer_.data()));
+    if (own.data()) KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // the stand-ins are freed next
   }
   void release() noexcept {
     if (x_) cusparseDestroyDnVec(x_);
     if (y_) cusparseDestroyDnVec(y_);
     if (mat_) cusparseDestroySpMat(mat_);
-    if (handle_) cusparseDestroy(handle_);
     x_ = y_ = nullptr;
     mat_ = nullptr;
-    handle_ = nullptr;
   }
 
   std::shared_ptr<const DeviceCsr<Scalar>> a_;
   Kernel kernel_;
   cusparseSpMVAlg_t alg_;
-  cusparseHandle_t handle_ = nullptr;
+  std::optional<CusparseHandle> handle_;  // once set up
   cusparseSpMatDescr_t mat_ = nullptr;
   cusparseDnVecDescr_t x_ = nullptr, y_ = nullptr;
   DeviceBuffer<unsigned char> buffer_;
@@ -106,18 +115,20 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
 }  // namespace
 
 template <class Scalar>
-std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(std::shared_ptr<const DeviceCsr<Scalar>> a,
-                                                  Kernel kernel) {
+std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(
+    std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel,
+    const std::function<void*(std::size_t)>& scratch) {
   if (kernel != Kernel::Cusparse && kernel != Kernel::CusparseAlg2)
     throw InvalidArgument(
         std::string("make_cusparse: kernel must be cusparse or cusparse-alg2, got ") +
         to_string(kernel));
-  return std::make_unique<CusparseSpmv<Scalar>>(std::move(a), kernel);
+  return std::make_unique<CusparseSpmv<Scalar>>(std::move(a), kernel, scratch);
 }
 
 template std::unique_ptr<DeviceSpmv<float>> make_cusparse(std::shared_ptr<const DeviceCsr<float>>,
-                                                          Kernel);
-template std::unique_ptr<DeviceSpmv<double>> make_cusparse(std::shared_ptr<const DeviceCsr<double>>,
-                                                           Kernel);
+                                                          Kernel,
+                                                          const std::function<void*(std::size_t)>&);
+template std::unique_ptr<DeviceSpmv<double>> make_cusparse(
+    std::shared_ptr<const DeviceCsr<double>>, Kernel, const std::function<void*(std::size_t)>&);
 
 }  // namespace kspmv::cuda

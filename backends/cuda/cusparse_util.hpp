@@ -1,4 +1,4 @@
-// What the cuSPARSE callers share: the cudaDataType of a scalar and an owned handle.
+// What the cuSPARSE callers share: the cudaDataType of a scalar and an owned (or reused) handle.
 #pragma once
 
 #include <cusparse.h>
@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/memory.hpp"
 
 namespace kspmv::cuda {
 
@@ -16,16 +17,31 @@ constexpr cudaDataType cuda_data_type() {
   return std::is_same_v<Scalar, float> ? CUDA_R_32F : CUDA_R_64F;
 }
 
-// A cuSPARSE handle on the current device, destroyed with the object.
+// A cuSPARSE handle on the current device, destroyed with the object; made with kReuse, an idle
+// one of the device's (memory.hpp) that goes back there, its stream the legacy default stream.
 class CusparseHandle {
  public:
   CusparseHandle() { KSPMV_CUDA_CHECK(cusparseCreate(&h_)); }
-  ~CusparseHandle() {
-    if (h_) cusparseDestroy(h_);
+  explicit CusparseHandle(Reuse) : idle_device_(current_device()) {
+    h_ = static_cast<cusparseHandle_t>(take_idle(Idle::Cusparse, idle_device_));
+    if (!h_) KSPMV_CUDA_CHECK(cusparseCreate(&h_));
+    const cusparseStatus_t code = cusparseSetStream(h_, nullptr);
+    if (code != CUSPARSE_STATUS_SUCCESS) {
+      give_idle(Idle::Cusparse, idle_device_, std::exchange(h_, nullptr));
+      check(code, "cusparseSetStream");
+    }
   }
-  CusparseHandle(CusparseHandle&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  ~CusparseHandle() {
+    if (h_ && idle_device_ >= 0)
+      give_idle(Idle::Cusparse, idle_device_, h_);
+    else if (h_)
+      cusparseDestroy(h_);
+  }
+  CusparseHandle(CusparseHandle&& o) noexcept
+      : h_(std::exchange(o.h_, nullptr)), idle_device_(std::exchange(o.idle_device_, -1)) {}
   CusparseHandle& operator=(CusparseHandle&& o) noexcept {
     std::swap(h_, o.h_);
+    std::swap(idle_device_, o.idle_device_);
     return *this;
   }
   CusparseHandle(const CusparseHandle&) = delete;
@@ -34,6 +50,7 @@ class CusparseHandle {
 
  private:
   cusparseHandle_t h_ = nullptr;
+  int idle_device_ = -1;  // >= 0: goes back to this device's idle list
 };
 
 }  // namespace kspmv::cuda

@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kspmv::cuda {
 
@@ -70,6 +72,17 @@ std::map<void*, int>& registrations() {
   static std::map<void*, int> counts;
   return counts;
 }
+
+// The idle handles of each kind and device (never destroyed: they live until the process ends).
+struct IdleLists {
+  std::mutex mutex;
+  std::map<std::pair<Idle, int>, std::vector<void*>> lists;
+};
+IdleLists& idle_lists() {
+  static auto* lists = new IdleLists;  // never destroyed: handles may go back at exit
+  return *lists;
+}
+
 }  // namespace
 
 PinnedRange::PinnedRange(const void* p, std::size_t bytes) {
@@ -111,22 +124,63 @@ PinnedRange::~PinnedRange() {
   }
 }
 
+void* take_idle(Idle kind, int device) {
+  IdleLists& l = idle_lists();
+  const std::lock_guard<std::mutex> lock(l.mutex);
+  auto& list = l.lists[{kind, device}];
+  if (list.empty()) return nullptr;
+  void* h = list.back();
+  list.pop_back();
+  return h;
+}
+
+void give_idle(Idle kind, int device, void* handle) noexcept {
+  IdleLists& l = idle_lists();
+  try {
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    l.lists[{kind, device}].push_back(handle);
+  } catch (...) {  // no memory for the list (or a failed lock): the handle is let go
+  }
+}
+
+int current_device() {
+  int d = 0;
+  KSPMV_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
 Stream::Stream() {
   KSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
 }
+Stream::Stream(Reuse) : idle_device_(current_device()) {
+  s_ = static_cast<cudaStream_t>(take_idle(Idle::Stream, idle_device_));
+  if (!s_) KSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+}
 Stream::~Stream() {
-  if (s_) cudaStreamDestroy(s_);
+  if (s_ && idle_device_ >= 0)
+    give_idle(Idle::Stream, idle_device_, s_);
+  else if (s_)
+    cudaStreamDestroy(s_);
 }
 void Stream::synchronize() const {
   KSPMV_CUDA_CHECK(cudaStreamSynchronize(s_));
 }
 
-Event::Event(bool timing) {
+Event::Event(bool timing) : timing_(timing) {
   KSPMV_CUDA_CHECK(
       cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
 }
+Event::Event(bool timing, Reuse) : timing_(timing), idle_device_(current_device()) {
+  e_ = static_cast<cudaEvent_t>(take_idle(timing ? Idle::TimingEvent : Idle::Event, idle_device_));
+  if (!e_)
+    KSPMV_CUDA_CHECK(
+        cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+}
 Event::~Event() {
-  if (e_) cudaEventDestroy(e_);
+  if (e_ && idle_device_ >= 0)
+    give_idle(timing_ ? Idle::TimingEvent : Idle::Event, idle_device_, e_);
+  else if (e_)
+    cudaEventDestroy(e_);
 }
 void Event::record(cudaStream_t s) const {
   KSPMV_CUDA_CHECK(cudaEventRecord(e_, s));

@@ -145,13 +145,31 @@ class PinnedRange {
   void* p_ = nullptr;  // a registration this object holds a count of
 };
 
+// Streams and events (and cuSPARSE handles: cusparse_util.hpp) take microseconds each to create
+// and to destroy, and a multi-device executor holds dozens. Those made with kReuse come from a
+// list of idle ones of the current device and go back to it when destroyed; the lists live until
+// the process ends. A stream that goes back with work still queued passes it on: its next
+// holder's work follows that work.
+struct Reuse {};
+inline constexpr Reuse kReuse{};
+enum class Idle { Stream, TimingEvent, Event, Cusparse };
+// An idle handle of `kind` on `device`, or nullptr when there is none (the caller creates one).
+void* take_idle(Idle kind, int device);
+// Keeps `handle` (of `kind`, made on `device`) for the next take_idle.
+void give_idle(Idle kind, int device, void* handle) noexcept;
+// The current device (CudaError when there is none).
+int current_device();
+
 class Stream {
  public:
-  Stream();  // non-blocking stream on the current device
+  Stream();                // a new non-blocking stream on the current device
+  explicit Stream(Reuse);  // an idle one of the current device, else a new one
   ~Stream();
-  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream(Stream&& o) noexcept
+      : s_(std::exchange(o.s_, nullptr)), idle_device_(std::exchange(o.idle_device_, -1)) {}
   Stream& operator=(Stream&& o) noexcept {
     std::swap(s_, o.s_);
+    std::swap(idle_device_, o.idle_device_);
     return *this;
   }
   Stream(const Stream&) = delete;
@@ -161,15 +179,22 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
+  int idle_device_ = -1;  // >= 0: goes back to this device's idle list
 };
 
 class Event {
  public:
   explicit Event(bool timing = true);
+  Event(bool timing, Reuse);  // an idle one of the current device, else a new one
   ~Event();
-  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event(Event&& o) noexcept
+      : e_(std::exchange(o.e_, nullptr)),
+        timing_(o.timing_),
+        idle_device_(std::exchange(o.idle_device_, -1)) {}
   Event& operator=(Event&& o) noexcept {
     std::swap(e_, o.e_);
+    std::swap(timing_, o.timing_);
+    std::swap(idle_device_, o.idle_device_);
     return *this;
   }
   Event(const Event&) = delete;
@@ -182,6 +207,8 @@ class Event {
 
  private:
   cudaEvent_t e_ = nullptr;
+  bool timing_ = true;
+  int idle_device_ = -1;  // >= 0: goes back to this device's idle list
 };
 
 }  // namespace kspmv::cuda

@@ -110,8 +110,8 @@ MatrixSource<S>::MatrixSource(const CsrPointers<S>& host, int device)
     : host_(host), device_(device) {
   const auto t0 = Clock::now();
   DeviceGuard guard(device);
-  row_ptr_ = DeviceBuffer<Offset>(static_cast<std::size_t>(host.m) + 1);
-  row_ptr_.upload(host.row_ptr);
+  row_ptr_ = DeviceBuffer<Offset>(static_cast<std::size_t>(host.m) + 2);  // + longest_row's key
+  row_ptr_.upload(host.row_ptr, static_cast<std::size_t>(host.m) + 1);
   upload_ms_ = ms_since(t0);
 }
 
@@ -121,20 +121,14 @@ MatrixSource<S>::~MatrixSource() {
 }
 
 template <class S>
-const analysis::RowStats& MatrixSource<S>::stats() {
-  if (have_stats_) return stats_;
+Ordinal MatrixSource<S>::longest_row() {
+  if (longest_ >= 0) return longest_;
   const auto t0 = Clock::now();
   DeviceGuard guard(device_);
-  Stream s;
-  DeviceBuffer<ProfileSums> sums(1);
-  narrow_and_profile(row_ptr_.data(), host_.m, 0, 0, nullptr, sums.data(), s.get());
-  ProfileSums h;
-  KSPMV_CUDA_CHECK(cudaMemcpyAsync(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost, s.get()));
-  s.synchronize();
-  stats_ = to_profile(h, host_.n).all;
-  have_stats_ = true;
-  stats_ms_ = ms_since(t0);
-  return stats_;
+  auto* key = reinterpret_cast<unsigned long long*>(row_ptr_.data() + host_.m + 1);
+  longest_ = longest_row_on_device(row_ptr_.data(), host_.m, key, cudaStreamLegacy);
+  longest_ms_ = ms_since(t0);
+  return longest_;
 }
 
 template <class S>
@@ -146,7 +140,7 @@ struct MultiDeviceSpmv<S>::Piece {
   const Offset* row_ptr64 = nullptr;  // the matrix's row pointer at row_begin, on its device
   S* partial = nullptr;               // Merge: alpha * A_piece * x, on its device
   S* inbox = nullptr;                 // Merge, not on device 0: its partial, on device 0
-  Event done, sent{false};            // after its kernel / after its copies
+  Event done{true, kReuse}, sent{false, kReuse};  // after its kernel / after its copies
 };
 
 template <class S>
@@ -157,17 +151,22 @@ struct MultiDeviceSpmv<S>::Dev {
     Ordinal* list = nullptr;  // global columns, in this device's memory
     S* buf = nullptr;         // in this device's memory
   };
+  explicit Dev(int d, int nslots) : device(d) {
+    for (int s = 0; s < nslots; ++s) slots.emplace_back(kReuse);
+  }
   int device = 0;
-  Stream main;
+  Stream main{kReuse};
   std::vector<Stream> slots;
-  Event start, kernels_start, end;
-  Event arrived{false}, x_sent{false}, gathered{false};
+  Event start{true, kReuse}, kernels_start{true, kReuse}, end{true, kReuse};
+  Event arrived{false, kReuse}, x_sent{false, kReuse}, gathered{false, kReuse};
   std::vector<int> pieces;               // plan indices, in stream-slot order
   DeviceBuffer<unsigned char> storage;   // its pieces' CSR arrays and row statistics
   DeviceBuffer<unsigned char> exchange;  // halo lists and buffers, Merge partials and inboxes
   std::vector<Link> sends, recvs;
   std::vector<int> x_from;    // devices whose copies before the kernels reach this one
   std::vector<int> wait_for;  // pieces whose copies after their kernel reach this one
+  // Set-up only: the Halo search's room where the values' is too small, the kernels' scratch.
+  std::vector<DeviceBuffer<unsigned char>> scratch;
 };
 
 template <class S>
@@ -199,21 +198,25 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
   build(o);
 }
 
-// Set-up (see the header): streams and events; one allocation per device and the columns'
-// copies; per device, on its main stream, the narrowing with the row statistics and the halo
-// search; one wait; the halo links; the values' copies; the kernels; the strategy (Auto: timed).
+// Set-up (see the header), phase by phase (SetupPhases): streams and events; one allocation per
+// device; the columns' copies; per device, on its main stream, the narrowing with the row
+// statistics and the halo search, read back with one wait per device; the halo links; the
+// values' copies; the kernels; one wait per device; the strategy (Auto: timed).
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
   enable_peer_access(o.devices);
   int nslots = 1;
   for (const auto& b : plan_.blocks) nslots = std::max(nslots, b.stream_slot + 1);
-  const auto t_setup_start = Clock::now();
+  auto lap = Clock::now();
+  const auto phase = [&lap] {  // milliseconds since the previous phase ended
+    const double ms = ms_since(lap);
+    lap = Clock::now();
+    return ms;
+  };
   for (int dev : o.devices) {
     DeviceGuard guard(dev);
-    devs_.push_back(std::make_unique<Dev>());
-    devs_.back()->device = dev;
-    devs_.back()->slots.resize(nslots);
+    devs_.push_back(std::make_unique<Dev>(dev, nslots));
   }
   const int nd = ndevices();
   pieces_.resize(plan_.blocks.size());
@@ -233,29 +236,28 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const auto wants = [&](Exchange e) {
     return std::find(candidates.begin(), candidates.end(), e) != candidates.end();
   };
-  const double start_ms = ms_since(t_setup_start);
+  phases_.streams = phase();
 
   // Upload: one allocation per device for what it keeps (its pieces' 32-bit row pointers,
   // columns and values, Merge's partials and, on device 0, the other devices' partials) and for
-  // the set-up's own needs (the sums of the pieces' row statistics, a copy of their rows of the
-  // 64-bit row pointer where the source's is on another CUDA device), then the columns. The
-  // values come last: until then their room is the halo search's scratch, so that the set-up
-  // allocates nothing large.
-  auto t_upload = Clock::now();
+  // the set-up's own needs (the sums of the pieces' row statistics, together; a copy of their
+  // rows of the 64-bit row pointer where the source's is on another CUDA device), then the
+  // columns. The values come last: until then their room is the halo search's scratch, so that
+  // the set-up allocates nothing large.
   struct Where {
-    std::size_t rp, col, val, sums, rp64, partial, inbox;
+    std::size_t rp, col, val, rp64, partial, inbox;
   };
   std::vector<Where> where(pieces_.size());
-  std::vector<std::size_t> values_at(nd), values_end(nd);
+  std::vector<std::size_t> sums_at(nd), values_at(nd), values_end(nd);
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     Carve c;
     const bool staged = dev.device != source_->device();
+    sums_at[d] = c.take<ProfileSums>(dev.pieces.size());
     for (int p : dev.pieces) {
       const part::Block& b = plan_.blocks[p];
       where[p].rp = c.take<DeviceOffset>(b.rows() + 1);
       where[p].col = c.take<Ordinal>(b.nnz());
-      where[p].sums = c.take<ProfileSums>(1);
       where[p].rp64 = staged ? c.take<Offset>(b.rows() + 1) : 0;
       where[p].partial = wants(Exchange::Merge) ? c.take<S>(b.rows()) : 0;
     }
@@ -267,35 +269,41 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     values_end[d] = c.size();
     DeviceGuard guard(dev.device);
     dev.storage = DeviceBuffer<unsigned char>(c.size());
-    for (int p : dev.pieces) {
+  }
+  phases_.allocate = phase();
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    const bool staged = dev->device != source_->device();
+    for (int p : dev->pieces) {
       const part::Block& b = plan_.blocks[p];
       Piece& pc = *pieces_[p];
-      copy_to_device(at<Ordinal>(dev.storage, where[p].col), host.col + b.nnz_begin,
+      copy_to_device(at<Ordinal>(dev->storage, where[p].col), host.col + b.nnz_begin,
                      b.nnz() * sizeof(Ordinal));
       if (staged) {
-        copy_to_device(at<Offset>(dev.storage, where[p].rp64), host.row_ptr + b.row_begin,
+        copy_to_device(at<Offset>(dev->storage, where[p].rp64), host.row_ptr + b.row_begin,
                        (b.rows() + 1) * sizeof(Offset));
-        pc.row_ptr64 = at<Offset>(dev.storage, where[p].rp64);
+        pc.row_ptr64 = at<Offset>(dev->storage, where[p].rp64);
       } else {
         pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
       }
-      if (wants(Exchange::Merge)) pc.partial = at<S>(dev.storage, where[p].partial);
+      if (wants(Exchange::Merge)) pc.partial = at<S>(dev->storage, where[p].partial);
     }
   }
   if (wants(Exchange::Merge))
     for (std::size_t p = 0; p < pieces_.size(); ++p)
       if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
-  upload_ms_ = ms_since(t_upload);
+  phases_.columns = phase();
 
-  // On the devices: narrowing and row statistics, halo marks and lists.
-  const auto t_devices = Clock::now();
+  // On the devices: narrowing and row statistics, halo marks and lists (timed by the events
+  // that every apply records again).
   std::vector<std::unique_ptr<HaloFinder>> finders(nd);
-  std::vector<DeviceBuffer<unsigned char>> scratch(nd);  // where the values' room is too small
   const std::size_t spans = part::halo_column_ranges(plan_).size();
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    for (int p : dev.pieces) {
+    dev.start.record(dev.main.get());
+    for (std::size_t k = 0; k < dev.pieces.size(); ++k) {
+      const int p = dev.pieces[k];
       const part::Block& b = plan_.blocks[p];
       Piece& pc = *pieces_[p];
       auto a = std::make_shared<DeviceCsr<S>>();
@@ -306,38 +314,46 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       a->val = DeviceBuffer<S>::borrow(at<S>(dev.storage, where[p].val), b.nnz());
       pc.a = std::move(a);
       narrow_and_profile(pc.row_ptr64, b.rows(), b.nnz_begin, b.nnz_end, pc.a->row_ptr.data(),
-                         at<ProfileSums>(dev.storage, where[p].sums), dev.main.get());
+                         at<ProfileSums>(dev.storage, sums_at[d]) + k, dev.main.get());
     }
-    if (!wants(Exchange::Halo) || m_ == 0 || n_ == 0) continue;
-    unsigned char* room = dev.storage.data() + values_at[d];
-    const std::size_t need = HaloFinder::scratch_bytes(n_, spans);
-    if (values_end[d] - values_at[d] < need) {
-      scratch[d] = DeviceBuffer<unsigned char>(need);
-      room = scratch[d].data();
+    dev.kernels_start.record(dev.main.get());
+    if (wants(Exchange::Halo) && m_ > 0 && n_ > 0) {
+      unsigned char* room = dev.storage.data() + values_at[d];
+      const std::size_t need = HaloFinder::scratch_bytes(n_, spans);
+      if (values_end[d] - values_at[d] < need) {
+        dev.scratch.emplace_back(need);
+        room = dev.scratch.back().data();
+      }
+      finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, room,
+                                                dev.main.get());
+      for (int p : dev.pieces) finders[d]->mark(pieces_[p]->a->col.data(), plan_.blocks[p].nnz());
+      for (int src = 0, k = 0; src < nd; ++src)
+        if (src != d) finders[d]->select(k++, part::owned_columns(plan_, src));
     }
-    finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, room,
-                                              dev.main.get());
-    for (int p : dev.pieces) finders[d]->mark(pieces_[p]->a->col.data(), plan_.blocks[p].nnz());
-    for (int src = 0, k = 0; src < nd; ++src)
-      if (src != d) finders[d]->select(k++, part::owned_columns(plan_, src));
+    dev.end.record(dev.main.get());
   }
   std::vector<ProfileSums> sums(pieces_.size());
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    for (int p : dev->pieces)
-      KSPMV_CUDA_CHECK(cudaMemcpyAsync(&sums[p], at<ProfileSums>(dev->storage, where[p].sums),
-                                       sizeof(ProfileSums), cudaMemcpyDeviceToHost,
-                                       dev->main.get()));
-  }
   halo_counts_.assign(nd, std::vector<Ordinal>(nd, 0));
   for (int d = 0; d < nd; ++d) {
-    DeviceGuard guard(devs_[d]->device);
-    devs_[d]->main.synchronize();
-    if (!finders[d]) continue;
-    const auto counts = finders[d]->counts();
-    for (int src = 0, k = 0; src < nd; ++src)
-      if (src != d) halo_counts_[d][src] = counts[k++];
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    std::vector<ProfileSums> got(dev.pieces.size());
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(got.data(), at<ProfileSums>(dev.storage, sums_at[d]),
+                                     got.size() * sizeof(ProfileSums), cudaMemcpyDeviceToHost,
+                                     dev.main.get()));
+    if (finders[d]) {
+      const auto counts = finders[d]->counts();  // waits for the main stream
+      for (int src = 0, k = 0; src < nd; ++src)
+        if (src != d) halo_counts_[d][src] = counts[k++];
+    }
+    dev.main.synchronize();
+    for (std::size_t k = 0; k < got.size(); ++k) sums[dev.pieces[k]] = got[k];
+    phases_.profile_device =
+        std::max<double>(phases_.profile_device, dev.kernels_start.elapsed_since(dev.start));
+    phases_.halo_device =
+        std::max<double>(phases_.halo_device, dev.end.elapsed_since(dev.kernels_start));
   }
+  phases_.profile = phase();
 
   // Halo: one allocation per device for the links of each pair (lists and buffers); the
   // receiver's list from its finder, the sender's a copy of it.
@@ -365,49 +381,51 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       }
   }
   for (int d = 0; d < nd; ++d) {
-    if (!finders[d]) continue;
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    for (const auto& r : dev.recvs) {
-      const int k = r.peer < d ? r.peer : r.peer - 1;  // its list among the other devices'
-      finders[d]->copy_list(k, r.list);
-      for (const auto& snd : devs_[r.peer]->sends)
-        if (snd.peer == d)
-          KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(snd.list, devs_[r.peer]->device, r.list, dev.device,
-                                               r.count * sizeof(Ordinal), dev.main.get()));
-    }
+    if (finders[d])
+      for (const auto& r : dev.recvs) {
+        const int k = r.peer < d ? r.peer : r.peer - 1;  // its list among the other devices'
+        finders[d]->copy_list(k, r.list);
+        for (const auto& snd : devs_[r.peer]->sends)
+          if (snd.peer == d)
+            KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(snd.list, devs_[r.peer]->device, r.list,
+                                                 dev.device, r.count * sizeof(Ordinal),
+                                                 dev.main.get()));
+      }
+    dev.arrived.record(dev.main.get());  // the lists are copied: the values' room is free
   }
-  for (int d = 0; d < nd; ++d) {  // the lists are copied: the values' room is free again
-    DeviceGuard guard(devs_[d]->device);
-    devs_[d]->main.synchronize();
-    finders[d].reset();
-    scratch[d] = DeviceBuffer<unsigned char>();
-  }
-  double setup_ms = start_ms + ms_since(t_devices);
+  finders.clear();
+  phases_.halo_links = phase();
 
-  t_upload = Clock::now();
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
+    KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, dev->arrived.get(), 0));
     for (int p : dev->pieces)
       copy_to_device(at<S>(dev->storage, where[p].val), host.val + plan_.blocks[p].nnz_begin,
                      plan_.blocks[p].nnz() * sizeof(S));
   }
-  upload_ms_ += ms_since(t_upload);
+  phases_.values = phase();
 
-  // Kernels, from the row statistics.
-  const auto t_kernels = Clock::now();
+  // Kernels, from the row statistics. Set-up scratch (cuSPARSE's stand-in vectors) comes from
+  // one buffer per device, freed once the devices have finished.
   for (auto& pc : pieces_) {
     const part::Block& b = pc->block;
     if (b.rows() == 0) continue;
     Dev& dev = *devs_[b.device];
     DeviceGuard guard(dev.device);
     const std::size_t p = &pc - pieces_.data();
-    DevicePlanInput in{to_profile(sums[p], n_), nullptr};
+    DevicePlanInput in{to_profile(sums[p], n_), nullptr, nullptr};
     const DeviceOffset* local = pc->a->row_ptr.data();
     const cudaStream_t s = dev.main.get();
     in.long_rows = [&in, local, rows = b.rows(), s](Offset threshold, Offset chunk) {
       return plan_long_rows_on_device(local, rows, threshold, long_row_bound(in.profile, threshold),
                                       chunk, s);
+    };
+    in.scratch = [&dev](std::size_t bytes) {
+      auto& kept = dev.scratch;
+      if (kept.empty() || kept.back().size() < bytes) kept.emplace_back(bytes);
+      return static_cast<void*>(kept.back().data());
     };
     Kernel k = o.kernel;
     if (k == Kernel::Auto) {
@@ -428,18 +446,22 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
                                n_};
     pc->spmv = row.make(row.uses_device_csr ? pc->a : nullptr, piece);
   }
+  phases_.kernels = phase();
 
-  for (int d = 0; d < nd; ++d) {  // the kernels' set-up work is complete
-    DeviceGuard guard(devs_[d]->device);
+  for (auto& dev : devs_) {  // the kernels' set-up work is complete
+    DeviceGuard guard(dev->device);
     KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+    dev->scratch.clear();
   }
   timings_.assign(nd, DeviceTimings{});
-  setup_ms += ms_since(t_kernels);
+  phases_.finish = phase();
+  upload_ms_ = phases_.allocate + phases_.columns + phases_.values;
+  setup_ms_ =
+      phases_.streams + phases_.profile + phases_.halo_links + phases_.kernels + phases_.finish;
   if (candidates.size() == 1)
     use(candidates.front());
   else
     tune(candidates);
-  setup_ms_ = setup_ms;
   source_.reset();  // the pieces are built: the host matrix is not read again
 }
 

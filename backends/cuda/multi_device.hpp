@@ -8,7 +8,10 @@
 // 64-bit one and its row statistics are gathered in the same pass (row_profile.hpp), its kernel
 // is chosen and planned from them, and the Halo lists are found there (halo_lists.hpp), in the
 // room of the values before they arrive. Only the Halo links (sized by what was found) take a
-// second, small allocation. No pass over the rows or the non-zeros runs on the host.
+// second, small allocation, and cuSPARSE's stand-in vectors one per device for the set-up. No
+// pass over the rows or the non-zeros runs on the host; the host waits for the devices twice
+// (for the statistics and the halo counts, and at the end) besides the copies from host memory.
+// Streams, events and cuSPARSE handles are idle ones reused (memory.hpp) where there are.
 //
 // Per plan device: one stream per stream slot (2NZ: first/second half; LRA: short, long; LRA+RC:
 // a third for the redundant block) and a `main` stream for the exchange's steps before and after
@@ -31,7 +34,6 @@
 #include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/device_spmv.hpp"
 #include "backends/cuda/memory.hpp"
-#include "kspmv/analysis/row_stats.hpp"
 #include "kspmv/core/operator_impl.hpp"
 #include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
@@ -59,9 +61,9 @@ class MultiVector {
 };
 
 // The matrix as executors read it: the host CSR, and its 64-bit row pointer copied once to one
-// CUDA device, where the row statistics that feed LRA are computed (once) and from which the
-// pieces on that device narrow their own row pointers. The executors the LRA tuner builds share
-// it. The host arrays must outlive it.
+// CUDA device, where the longest row that LRA needs is found (once) and from which the pieces on
+// that device narrow their own row pointers. The executors the LRA tuner builds share it. The
+// host arrays must outlive it.
 template <class S>
 class MatrixSource {
  public:
@@ -74,18 +76,18 @@ class MatrixSource {
   void set_values(const S* values) { host_.val = values; }
   int device() const { return device_; }
   const Offset* device_row_ptr() const { return row_ptr_.data(); }
-  // The whole matrix's row statistics, computed on the device by the first call (which waits).
-  const analysis::RowStats& stats();
+  // The first longest row of the matrix (m > 0), found on the device by the first call (which
+  // waits).
+  Ordinal longest_row();
   double upload_ms() const { return upload_ms_; }  // the row pointer's copy
-  double stats_ms() const { return stats_ms_; }
+  double longest_row_ms() const { return longest_ms_; }
 
  private:
   CsrPointers<S> host_;
   int device_;
-  DeviceBuffer<Offset> row_ptr_;
-  bool have_stats_ = false;
-  analysis::RowStats stats_;
-  double upload_ms_ = 0, stats_ms_ = 0;
+  DeviceBuffer<Offset> row_ptr_;  // m + 1 entries, then the longest row's search key
+  Ordinal longest_ = -1;
+  double upload_ms_ = 0, longest_ms_ = 0;
 };
 
 struct MultiDeviceOptions {
@@ -159,9 +161,11 @@ class MultiDeviceSpmv {
   // after one warm-up, one block at a time.
   std::vector<double> time_blocks(int runs);
   // Construction: host -> device copies of the matrix (its allocation included), the rest of
-  // the set-up, and the Auto exchange's timing with what it tried and kept.
+  // the set-up, each phase by phase (the partition's and the source's phases left at 0), and the
+  // Auto exchange's timing with what it tried and kept.
   double upload_ms() const { return upload_ms_; }
   double setup_ms() const { return setup_ms_; }
+  const SetupPhases& setup_phases() const { return phases_; }
   double tune_ms() const { return tune_ms_; }
   const std::vector<TuneTrial>& trials() const { return trials_; }
   // CG's vectors in this layout (valid while the executor lives): each device's part of x, r,
@@ -206,6 +210,7 @@ class MultiDeviceSpmv {
   std::vector<DeviceTimings> timings_;
   bool pending_ = false;  // the last apply's times are not collected yet
   double upload_ms_ = 0, setup_ms_ = 0, tune_ms_ = 0;
+  SetupPhases phases_;
   std::vector<TuneTrial> trials_;
 };
 

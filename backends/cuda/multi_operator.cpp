@@ -44,13 +44,18 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
                              "' does not apply to partition '" + o.partition + "'");
     source_ = std::make_shared<MatrixSource<S>>(host, o.devices.front());
     const bool lra = popt_.scheme == part::Scheme::LRA || popt_.scheme == part::Scheme::LRARC;
-    if (lra && host.m > 0) popt_.longest_row = source_->stats().longest_row;
+    if (lra && host.m > 0) popt_.longest_row = source_->longest_row();
     if (lra && o.tune_partition && o.d_l < 0 && o.d_c < 0 && host.m > 0)
       candidates_ = part::tuning_candidates(popt_.scheme, double(host.nnz()) / host.m);
-    timings_.partition_ms = source_->stats_ms();
-    current_ = build(0, &timings_.partition_ms);
+    double plan_ms = 0;
+    current_ = build(0, &plan_ms);
     mopt_.exchange = current_->exchange();  // Auto resolved once, for every candidate
-    timings_.upload_ms = source_->upload_ms() + current_->upload_ms();
+    SetupPhases& phases = timings_.setup_phases;
+    phases = current_->setup_phases();
+    phases.longest_row = source_->longest_row_ms(), phases.plan = plan_ms;
+    phases.source = source_->upload_ms();
+    timings_.partition_ms = phases.longest_row + phases.plan;
+    timings_.upload_ms = phases.source + current_->upload_ms();
     timings_.setup_ms = current_->setup_ms();
     timings_.tune_ms = current_->tune_ms();
     exchange_trials_ = current_->trials();

@@ -126,6 +126,26 @@ __global__ void long_rows_kernel(const DeviceOffset* __restrict__ local, Ordinal
     }
 }
 
+// Each thread's (length, row) keys, the longest row first and the first of equals, reduced in
+// its warp and its block, then one atomic per block.
+__global__ void __launch_bounds__(kBlock)
+    longest_row_kernel(const Offset* __restrict__ src, Ordinal m, u64* __restrict__ key) {
+  __shared__ u64 warps[kBlock / 32];
+  u64 best = 0;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < m;
+       i += stride) {
+    const u64 len = min(static_cast<u64>(src[i + 1] - src[i]), 0xffffffffull);
+    best = max(best, (len << 32) | (0xffffffffull - static_cast<u64>(i)));
+  }
+  for (int o = 16; o > 0; o /= 2) best = max(best, __shfl_down_sync(0xffffffffu, best, o));
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = best;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (int w = 1; w < kBlock / 32; ++w) best = max(best, warps[w]);
+  atomicMax(key, best);
+}
+
 unsigned grid_for(Ordinal m) {
   return static_cast<unsigned>(std::min<long long>((m + kBlock - 1) / kBlock, kMaxGrid));
 }
@@ -174,6 +194,22 @@ void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cud
   check_launch("profile_kernel");
 }
 
+Ordinal longest_row_on_device(const Offset* src, Ordinal m, unsigned long long* key,
+                              cudaStream_t stream) {
+  if (m <= 0) return 0;
+  KSPMV_CUDA_CHECK(cudaMemsetAsync(key, 0, sizeof *key, stream));
+  int sms = 0;
+  KSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()));
+  const long long blocks = (m + kBlock - 1) / kBlock;  // a few resident blocks per SM at most
+  longest_row_kernel<<<static_cast<unsigned>(std::min<long long>(blocks, 8LL * sms)), kBlock, 0,
+                       stream>>>(src, m, key);
+  check_launch("longest_row_kernel");
+  u64 h = 0;
+  KSPMV_CUDA_CHECK(cudaMemcpyAsync(&h, key, sizeof h, cudaMemcpyDeviceToHost, stream));
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return static_cast<Ordinal>(0xffffffffull - (h & 0xffffffffull));
+}
+
 RowProfile to_profile(const ProfileSums& sums, Ordinal ncols) {
   RowProfile p;
   p.all = stats_of(sums.all, ncols);
@@ -192,27 +228,46 @@ Ordinal long_row_bound(const RowProfile& p, Offset threshold) {
   return bound;
 }
 
+std::size_t long_rows_scratch_bytes(Ordinal count) {
+  const auto n = static_cast<std::size_t>(std::max<Ordinal>(count, 0));
+  return (n * sizeof(Ordinal) + 255) / 256 * 256 +
+         (2 * n * sizeof(DeviceOffset) + 255) / 256 * 256 + sizeof(unsigned);
+}
+
 LongRowPlan plan_long_rows_on_device(const DeviceOffset* local, Ordinal m, Offset threshold,
-                                     Ordinal count, Offset chunk_nnz, cudaStream_t stream) {
+                                     Ordinal count, Offset chunk_nnz, cudaStream_t stream,
+                                     void* scratch) {
   if (count <= 0 || m <= 0) return plan_long_row_extents({}, {}, {}, chunk_nnz);
-  DeviceBuffer<Ordinal> rows(count);
-  DeviceBuffer<DeviceOffset> extents(2 * static_cast<std::size_t>(count));
-  DeviceBuffer<unsigned> found(1);
-  KSPMV_CUDA_CHECK(cudaMemsetAsync(found.data(), 0, sizeof(unsigned), stream));
-  long_rows_kernel<<<grid_for(m), kBlock, 0, stream>>>(local, m, threshold, rows.data(),
-                                                       extents.data(), found.data());
+  DeviceBuffer<unsigned char> own;
+  if (!scratch) {
+    own = DeviceBuffer<unsigned char>(long_rows_scratch_bytes(count));
+    scratch = own.data();
+  }
+  const auto n = static_cast<std::size_t>(count);
+  auto* rows = static_cast<Ordinal*>(scratch);
+  auto* extents = reinterpret_cast<DeviceOffset*>(static_cast<unsigned char*>(scratch) +
+                                                  (n * sizeof(Ordinal) + 255) / 256 * 256);
+  auto* found = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned char*>(extents) +
+                                            (2 * n * sizeof(DeviceOffset) + 255) / 256 * 256);
+  KSPMV_CUDA_CHECK(cudaMemsetAsync(found, 0, sizeof(unsigned), stream));
+  long_rows_kernel<<<grid_for(m), kBlock, 0, stream>>>(local, m, threshold, rows, extents, found);
   check_launch("long_rows_kernel");
   unsigned found_rows = 0;
-  KSPMV_CUDA_CHECK(cudaMemcpyAsync(&found_rows, found.data(), sizeof found_rows,
-                                   cudaMemcpyDeviceToHost, stream));
+  KSPMV_CUDA_CHECK(
+      cudaMemcpyAsync(&found_rows, found, sizeof found_rows, cudaMemcpyDeviceToHost, stream));
   KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (found_rows > static_cast<unsigned>(count))
     throw InvalidArgument("long rows: more rows above the threshold than the bound given");
   count = static_cast<Ordinal>(found_rows);
   std::vector<Ordinal> r(count);
   std::vector<DeviceOffset> e(2 * static_cast<std::size_t>(count));
-  rows.download(r.data(), r.size());
-  extents.download(e.data(), e.size());
+  if (count > 0) {
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.data(), rows, r.size() * sizeof(Ordinal),
+                                     cudaMemcpyDeviceToHost, stream));
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(e.data(), extents, e.size() * sizeof(DeviceOffset),
+                                     cudaMemcpyDeviceToHost, stream));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   std::vector<Ordinal> order(count);  // the rows found in any order: ascending
   for (Ordinal k = 0; k < count; ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](Ordinal a, Ordinal b) { return r[a] < r[b]; });

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstddef>
 #include <functional>
 
 #include "kspmv/analysis/row_stats.hpp"
@@ -40,6 +41,11 @@ struct RowProfile {
 struct DevicePlanInput {
   RowProfile profile;
   std::function<LongRowPlan(Offset threshold, Offset chunk_nnz)> long_rows;
+  // Device memory of at least `bytes` for the set-up's own passing needs (the stand-in vectors
+  // a library's analysis wants), valid until the device has been synchronized after the factory
+  // returned: the set-up may leave work on it queued on the legacy default stream, and neither
+  // frees it nor waits for that work. Null: the set-up allocates its own and waits.
+  std::function<void*(std::size_t bytes)> scratch;
 };
 
 // Enqueues on `stream`, for the m rows whose pointer is src[0..m] (64-bit, device memory of this
@@ -53,6 +59,12 @@ void narrow_and_profile(const Offset* src, Ordinal m, Offset lo, Offset hi, Devi
 // device memory (a matrix that arrived on one device, device_arrays.hpp) into `sums`.
 void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cudaStream_t stream);
 
+// The first longest row of the m rows whose 64-bit pointer is src[0..m] (device memory of the
+// current device): one pass on `stream`, reduced into *key (device memory, one word, set here),
+// read back (waits for `stream`). What LRA needs of the whole matrix (Gao et al. 2024 §3.3).
+Ordinal longest_row_on_device(const Offset* src, Ordinal m, unsigned long long* key,
+                              cudaStream_t stream);
+
 // The profile of `sums` read back to the host, for rows of ncols columns.
 RowProfile to_profile(const ProfileSums& sums, Ordinal ncols);
 
@@ -62,8 +74,12 @@ Ordinal long_row_bound(const RowProfile& p, Offset threshold);
 
 // The rows of the local row pointer local[0..m] (device memory) longer than `threshold`, cut
 // into chunks of chunk_nnz (kspmv::plan_long_rows); at most `count` of them (a bound from the
-// profile: long_row_bound). Waits for `stream`.
+// profile: long_row_bound). Its lists are found in `scratch` (device memory of
+// long_rows_scratch_bytes(count)), or in one allocation of its own when that is null. Waits for
+// `stream`.
 LongRowPlan plan_long_rows_on_device(const DeviceOffset* local, Ordinal m, Offset threshold,
-                                     Ordinal count, Offset chunk_nnz, cudaStream_t stream);
+                                     Ordinal count, Offset chunk_nnz, cudaStream_t stream,
+                                     void* scratch = nullptr);
+std::size_t long_rows_scratch_bytes(Ordinal count);
 
 }  // namespace kspmv::cuda

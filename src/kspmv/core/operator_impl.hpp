@@ -31,6 +31,27 @@ struct DeviceTimings {
   double kernel_ms = 0, exchange_ms = 0, total_ms = 0;
 };
 
+// Multi-device operators: where the preprocessing went, in the order it runs (host clock, ms).
+// A phase ends when the host next waits for the devices' work; the device time of the work
+// the profile phase waits for is given apart.
+struct SetupPhases {
+  double longest_row = 0;     // partition: LRA's longest row of the matrix, found on the device
+  double plan = 0;            // partition: the plan, on the host
+  double source = 0;          // upload: the matrix's row pointer to the first device
+  double streams = 0;         // setup: streams and events (idle ones reused)
+  double allocate = 0;        // upload: each device's one allocation
+  double columns = 0;         // upload: column indices (and row pointers of other devices)
+  double profile = 0;         // setup: row pointers narrowed with their statistics, Halo lists
+                              // found, counts read back (one wait per device)
+  double profile_device = 0;  // of which the narrowing and statistics on the slowest device
+  double halo_device = 0;     // and the Halo search there (events)
+  double halo_links = 0;      // setup: the Halo lists' allocation and copies, enqueued
+  double values = 0;          // upload: values (after the Halo lists left their room)
+  double kernels = 0;         // setup: each piece's kernel planned (cuSPARSE handle, descriptors,
+                              // buffer and analysis; long-row plans, which wait)
+  double finish = 0;          // setup: waiting for the devices, set-up scratch freed
+};
+
 // Milliseconds of the last apply (and of the one-time preprocessing).
 struct Timings {
   double preprocess_ms = 0;  // once, at construction; of it (CUDA; 0 where not measured):
@@ -38,6 +59,7 @@ struct Timings {
   double upload_ms = 0;      //   the matrix into device memory (its allocation and copies)
   double setup_ms = 0;       //   the rest: kernels' plans, the exchange's set-up, buffers
   double tune_ms = 0;        //   timing the candidates of the Auto exchange
+  SetupPhases setup_phases;  // the first three, phase by phase (multi-device operators)
   double h2d_ms = 0;         // matrix or vector transfers to the device in the last apply
   double kernel_ms = 0;      // SpMV kernels of the last apply
   double exchange_ms = 0;    // multi-device exchange of the last apply
