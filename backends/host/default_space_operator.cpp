@@ -257,7 +257,7 @@ constexpr KernelInfo info(Kernel k, const char* summary) {
 template <class S>
 const std::vector<KernelRow<S>>& default_space_kernel_table() {
   static const std::vector<KernelRow<S>> rows = {
-      {info(Kernel::Csr, "CSR, a team of vector lanes per row block, on Kokkos' default space"),
+      {info(Kernel::Csr, "CSR, a row loop or vector lanes per row, on Kokkos' default space"),
        &make<S, SpaceCsr<S>>},
       {info(Kernel::Coo, "COO, scattered by rows, on Kokkos' default space"),
        &make<S, SpaceCoo<S>>},

@@ -85,7 +85,7 @@ constexpr KernelInfo info(Kernel k, bool multi_device, const char* summary) {
 template <class S>
 const std::vector<KernelRow<S>>& kernel_table() {
   static const std::vector<KernelRow<S>> rows = {
-      {info(Kernel::Csr, true, "CSR, a team of threads per row block"),
+      {info(Kernel::Csr, true, "CSR, a loop per row, rows in blocks over the threads"),
        &make<S, Kernel::Csr, &as_csr<S>>},
       {info(Kernel::Coo, false, "COO, scattered by rows"), &make<S, Kernel::Coo, &to_coo<S>>},
       {info(Kernel::Csc, false, "CSC, scattered by columns"), &make<S, Kernel::Csc, &to_csc<S>>},

@@ -11,7 +11,7 @@
 
 namespace kspmv::host {
 
-// One team per block of rows, a vector reduction per row, sums in double.
+// A work item per block of rows, a loop per row with four partial sums, sums in double.
 template <class S>
 void spmv(S alpha, const CsrMatrix<S>& a, const S* x, S beta, S* y);
 

@@ -19,7 +19,7 @@ inline constexpr Backend kBackends[] = {Backend::Host, Backend::Cuda, Backend::K
 // kernel registry's business (kspmv/registry.hpp); this list only names them.
 #define KSPMV_KERNELS(X)                                                                          \
   X(Auto, "auto")                      /* chosen from row statistics (and, optionally, timing) */ \
-  X(Csr, "csr")                        /* host: team-per-row-block CSR */                         \
+  X(Csr, "csr")                        /* host: row-block CSR */                                  \
   X(Coo, "coo")                        /* host: COO */                                            \
   X(Csc, "csc")                        /* host: CSC (scatter by columns) */                       \
   X(CsrVector, "csr-vector")           /* CUDA: 1..32 threads per row */                          \
