@@ -67,7 +67,9 @@ StreamPlan fitted_plan(const CsrPointers<S>& host, const BatchParams& params,
     cut_big_batches(host.row_ptr, host.m, p, plan);
     return make_stream_plan(host.row_ptr, plan, kLongRowChunkNnz);
   };
-  const Offset smallest = std::max<Offset>(widest, std::max<Ordinal>(params.max_batch_rows, 1));
+  // Slots hold a batch at least, and batch_plan's limits on a big batch's size hold.
+  const Offset smallest =
+      std::max({widest, Offset{params.max_batch_size}, Offset{params.max_batch_rows}, Offset{1}});
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::size_t fixed = plan_bytes<S>(sp) + config.slots * slot_bytes<S>(0, 0);
     const Offset capacity =
