@@ -60,23 +60,30 @@ StreamPlan fitted_plan(const CsrPointers<S>& host, const BatchParams& params,
   for (const BatchInfo& b : plan.batches) widest = std::max(widest, b.nnz_end - b.nnz_begin);
   const std::size_t per_entry = sizeof(S) + sizeof(Ordinal) + sizeof(DeviceOffset);
   std::size_t target = limit;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    const std::size_t fixed = plan_bytes<S>(sp) + config.slots * slot_bytes<S>(0, 0);
-    const Offset capacity =
-        target > fixed ? static_cast<Offset>((target - fixed) / config.slots / per_entry) : 0;
-    if (capacity < std::max<Offset>(widest, params.max_batch_rows)) break;
+  const auto cut_at = [&](Offset capacity) {  // slots of `capacity` non-zeros and rows
     BatchParams p = params;
     p.big_batch_nnz = std::min(capacity, kMaxBigBatchNnz);
     p.big_batch_rows = static_cast<Ordinal>(std::min<Offset>(capacity, INT32_MAX));
     cut_big_batches(host.row_ptr, host.m, p, plan);
-    sp = make_stream_plan(host.row_ptr, plan, kLongRowChunkNnz);
+    return make_stream_plan(host.row_ptr, plan, kLongRowChunkNnz);
+  };
+  // Slots hold a batch at least, and batch_plan's limits on a big batch's size hold.
+  const Offset smallest =
+      std::max({widest, Offset{params.max_batch_size}, Offset{params.max_batch_rows}, Offset{1}});
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const std::size_t fixed = plan_bytes<S>(sp) + config.slots * slot_bytes<S>(0, 0);
+    const Offset capacity =
+        target > fixed ? static_cast<Offset>((target - fixed) / config.slots / per_entry) : 0;
+    if (capacity < smallest) break;
+    sp = cut_at(capacity);
     const std::size_t need = device_bytes<S>(sp, config.slots);
     if (need <= limit) return sp;
     target -= std::min(target, need - limit + limit / 64);  // the cuts added chunks: shrink
   }
-  const std::size_t least =
-      plan_bytes<S>(sp) +
-      config.slots * slot_bytes<S>(widest, std::max<Ordinal>(params.max_batch_rows, 1));
+  // The smallest slots (one batch or one long-row chunk each): what the ring needs at least.
+  sp = cut_at(smallest);
+  const std::size_t least = device_bytes<S>(sp, config.slots);
+  if (least <= limit) return sp;
   throw MemoryError("streaming a matrix of " + std::to_string(host.nnz()) +
                         " non-zeros through a ring of " + std::to_string(config.slots) +
                         " device buffers (its plan, and slots of one batch at least)",

@@ -1070,6 +1070,8 @@ DeviceHbp<Scalar> build_on_device(const DeviceCsr<Scalar>& a, const HbpParams& p
                                   std::vector<DeviceOffset>* sources = nullptr) {
   check_hbp_params(p);
   check_hbp_elements(a.nnz);
+  if (a.wide())  // its row pointer is 64-bit: the build's passes read a 32-bit one
+    throw UnsupportedError("hbp: builds from a device CSR of 32-bit row offsets, not 64-bit");
   const Ordinal N = p.block_rows, M = p.block_cols, m = a.m;
   const Ordinal C = static_cast<Ordinal>((static_cast<long long>(a.n) + M - 1) / M);
   DeviceHbp<Scalar> h;
