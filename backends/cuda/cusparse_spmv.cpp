@@ -12,6 +12,7 @@
 #include "backends/cuda/cusparse_util.hpp"
 #include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/vector_ops.hpp"
+#include "kspmv/core/error.hpp"
 
 namespace kspmv::cuda {
 
@@ -90,8 +91,25 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     KSPMV_CUDA_CHECK(cusparseSpMV_bufferSize(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
                                              mat_, x_, &one, y_, type, alg_, &bytes));
     buffer_ = DeviceBuffer<unsigned char>(bytes);
-    KSPMV_CUDA_CHECK(cusparseSpMV_preprocess(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                             mat_, x_, &one, y_, type, alg_, buffer_.data()));
+    const cusparseStatus_t pre =
+        cusparseSpMV_preprocess(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_,
+                                &one, y_, type, alg_, buffer_.data());
+    if (pre == CUSPARSE_STATUS_INTERNAL_ERROR && offset_type == CUSPARSE_INDEX_64I) {
+      // cuSPARSE 13.0 fails to preprocess a CSR of 2.1e9 non-zeros with 64-bit indices (H100,
+      // float and double). The preprocessing is optional: one SpMV on the stand-ins (x zero)
+      // tells whether the matrix runs without it; UnsupportedError when it does not either.
+      KSPMV_CUDA_CHECK(cudaMemset(stand_in, 0, x_bytes));
+      const cusparseStatus_t trial =
+          cusparseSpMV(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_, &one, y_,
+                       type, alg_, buffer_.data());
+      KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+      if (trial != CUSPARSE_STATUS_SUCCESS)
+        throw UnsupportedError("cusparse: cuSPARSE cannot run this matrix of " +
+                               std::to_string(a_->nnz) + " non-zeros with 64-bit indices (" +
+                               cusparseGetErrorString(trial) + ")");
+    } else {
+      KSPMV_CUDA_CHECK(pre);
+    }
     if (own.data()) KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // the stand-ins are freed next
   }
   void release() noexcept {
