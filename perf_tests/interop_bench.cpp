@@ -47,13 +47,23 @@ struct Args {
   Ordinal apply_n = 0, spmm_n = 0;
 };
 
-// Device vectors as the application holds them: CudaSpace Views on an instance of its stream
-// when Kokkos has CUDA, raw pointers on the stream otherwise.
-void apply(Operator<double>& op, cudaStream_t stream, double alpha, const double* x, double beta,
+// The application's queue: its stream and, when Kokkos has CUDA, one Kokkos::Cuda instance of
+// it, built once as an application holds it (building one allocates, and destroying it frees,
+// which a stream being captured into a graph does not allow).
+struct Queue {
+  cudaStream_t stream;
+#ifdef KOKKOS_ENABLE_CUDA
+  Kokkos::Cuda exec{stream};
+#endif
+};
+
+// Device vectors as the application holds them: CudaSpace Views on its instance when Kokkos has
+// CUDA, raw pointers on its stream otherwise.
+void apply(Operator<double>& op, const Queue& q, double alpha, const double* x, double beta,
            double* y, int k = 1) {
 #ifdef KOKKOS_ENABLE_CUDA
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  const Kokkos::Cuda exec(stream);
+  const Kokkos::Cuda& exec = q.exec;
   const auto m = static_cast<std::size_t>(op.nrows()), n = static_cast<std::size_t>(op.ncols());
   if (k == 1) {
     op.apply(exec, alpha, Kokkos::View<const double*, Kokkos::CudaSpace, Unmanaged>(x, n), beta,
@@ -63,9 +73,10 @@ void apply(Operator<double>& op, cudaStream_t stream, double alpha, const double
   const auto kk = static_cast<std::size_t>(k);
   op.apply(exec, alpha,
            Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(x, n, kk),
-           beta, Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(y, m, kk));
+           beta,
+           Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(y, m, kk));
 #else
-  op.apply(stream, alpha, x, beta, y, k);
+  op.apply(q.stream, alpha, x, beta, y, k);
 #endif
 }
 
@@ -78,10 +89,10 @@ std::vector<double> download(const cuda::DeviceBuffer<double>& d) {
 // y = A x for k columns of x through the operator, against the reference column by column.
 double checked_error(Operator<double>& op, const CsrMatrix<double>& a,
                      const cuda::DeviceBuffer<double>& dx, cuda::DeviceBuffer<double>& dy,
-                     cudaStream_t stream, int k) {
-  KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));
-  apply(op, stream, 1.0, dx.data(), 0.0, dy.data(), k);
-  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+                     const Queue& q, int k) {
+  KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), q.stream));
+  apply(op, q, 1.0, dx.data(), 0.0, dy.data(), k);
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(q.stream));
   const auto x = download(dx), y = download(dy);
   const std::size_t m = a.nrows, n = a.ncols;
   double worst = 0;
@@ -143,6 +154,7 @@ int run(const ParsedArgs& parsed) {
   KSPMV_CUDA_CHECK(cudaSetDevice(args.device));
   const cuda::Stream stream;
   const cudaStream_t s = stream.get();
+  const Queue q{s};
   const double tol = reference::tolerance<double>();
   bool ok = true;
   Record interop, details;
@@ -151,15 +163,16 @@ int run(const ParsedArgs& parsed) {
     const std::string spec = "laplace2d:n=" + std::to_string(args.apply_n);
     const auto a = load_matrix<double>("gen:" + spec);
     Operator<double> op(a, cuda_auto(args.device));
-    const auto p = CsrPointers<double>{a.row_ptr.data(), a.col_idx.data(), a.values.data(),
-                                       a.nrows, a.ncols};
-    const auto d = std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(p));
+    const auto p =
+        CsrPointers<double>{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows, a.ncols};
+    const auto d =
+        std::make_shared<const cuda::DeviceCsr<double>>(cuda::DeviceCsr<double>::upload(p));
     const auto bare = cuda::make_device_spmv(op.kernel(), d, p);
     cuda::DeviceBuffer<double> dx(a.ncols), dy(a.nrows);
     const auto x = test::random_vector<double>(a.ncols, 1);
     dx.upload(x.data());
-    const double err = checked_error(op, a, dx, dy, s, 1);
-    const auto t = time_interleaved_ms({[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data()); },
+    const double err = checked_error(op, a, dx, dy, q, 1);
+    const auto t = time_interleaved_ms({[&] { apply(op, q, 1.0, dx.data(), 0.0, dy.data()); },
                                         [&] { bare->run(1.0, dx.data(), 0.0, dy.data(), s); }},
                                        s, args.reps);
     interop.emplace_back("device_view_apply_over_kernel", t[0] / t[1]);
@@ -175,7 +188,7 @@ int run(const ParsedArgs& parsed) {
     // 10 applies captured in a graph against 10 on the stream, from the same y.
     const auto y0 = test::random_vector<double>(a.nrows, 2);
     const auto ten = [&] {
-      for (int i = 0; i < 10; ++i) apply(op, s, 1.0, dx.data(), 0.5, dy.data());
+      for (int i = 0; i < 10; ++i) apply(op, q, 1.0, dx.data(), 0.5, dy.data());
     };
     dy.upload(y0.data());
     ten();
@@ -215,7 +228,7 @@ int run(const ParsedArgs& parsed) {
     CsrMatrix<double> doubled = a;
     doubled.values = make_host_view<double>("values", nnz);
     std::copy(values.begin(), values.end(), doubled.values.data());
-    const double refreshed_err = checked_error(op, doubled, dx, dy, s, 1);
+    const double refreshed_err = checked_error(op, doubled, dx, dy, q, 1);
     interop.emplace_back("refresh_over_upload", refresh / upload);
     details.emplace_back("refresh_ms", refresh);
     details.emplace_back("upload_values_ms", upload);
@@ -234,12 +247,12 @@ int run(const ParsedArgs& parsed) {
     cuda::DeviceBuffer<double> dx(4 * n), dy(4 * m);
     const auto x = test::random_vector<double>(4 * n, 3);
     dx.upload(x.data());
-    const double err = checked_error(op, a, dx, dy, s, 4);
+    const double err = checked_error(op, a, dx, dy, q, 4);
     const auto t =
-        time_interleaved_ms({[&] { apply(op, s, 1.0, dx.data(), 0.0, dy.data(), 4); },
+        time_interleaved_ms({[&] { apply(op, q, 1.0, dx.data(), 0.0, dy.data(), 4); },
                              [&] {
                                for (std::size_t c = 0; c < 4; ++c)
-                                 apply(op, s, 1.0, dx.data() + c * n, 0.0, dy.data() + c * m);
+                                 apply(op, q, 1.0, dx.data() + c * n, 0.0, dy.data() + c * m);
                              }},
                             s, std::max(3, args.reps / 5));
     interop.emplace_back("spmm4_over_4_applies", t[0] / t[1]);
