@@ -40,8 +40,9 @@ function(_kspmv_locate_tpetra out_missing)
   endif()
   find_package(Tpetra CONFIG QUIET)
   if(NOT Tpetra_FOUND)
-    set(${out_missing} "Tpetra was not found (Debian: libtrilinos-tpetra-dev, "
-                       "libtrilinos-teuchos-dev, libtrilinos-epetra-dev)" PARENT_SCOPE)
+    string(CONCAT _why "Tpetra was not found (Debian: libtrilinos-tpetra-dev, "
+                  "libtrilinos-teuchos-dev, libtrilinos-epetra-dev)")
+    set(${out_missing} "${_why}" PARENT_SCOPE)
     return()
   endif()
   # Tpetra must have been built with the Kokkos in use (Debian's beside a Kokkos 4 does not
@@ -50,8 +51,9 @@ function(_kspmv_locate_tpetra out_missing)
   kspmv_major_minor("${_trilinos_kokkos}" _trilinos_mm)
   kspmv_major_minor("${Kokkos_VERSION}" _kokkos_mm)
   if(NOT _trilinos_mm STREQUAL _kokkos_mm)
-    set(${out_missing} "the Tpetra in ${Tpetra_DIR} was built with Kokkos '${_trilinos_kokkos}', "
-                       "not the Kokkos ${Kokkos_VERSION} in use" PARENT_SCOPE)
+    string(CONCAT _why "the Tpetra in ${Tpetra_DIR} was built with Kokkos '${_trilinos_kokkos}', "
+                  "not the Kokkos ${Kokkos_VERSION} in use")
+    set(${out_missing} "${_why}" PARENT_SCOPE)
     return()
   endif()
   find_path(KSPMV_BELOS_INCLUDE_DIR BelosTpetraAdapter.hpp HINTS ${Tpetra_INCLUDE_DIRS})
