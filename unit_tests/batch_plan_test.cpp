@@ -179,6 +179,29 @@ TEST(BatchPlan, BigBatchLimitsCutAtBatchesAndInsideLongRows) {
   for (const BigBatchInfo& g : plan.big_batches) EXPECT_LE(g.nnz_end - g.nnz_begin, 100);
 }
 
+// smallest_big_batch is the least C that cut_big_batches takes as big_batch_nnz and
+// big_batch_rows both: the widest batch (63 non-zeros here) under max_batch_size 64, and
+// max_batch_size or max_batch_rows when larger.
+TEST(BatchPlan, SmallestBigBatchIsTheLeastSizeTheCutTakes) {
+  const auto row_ptr = row_ptr_of({32, 15, 16, 11, 8, 38, 256, 25, 16, 130, 2, 22, 33});
+  for (const auto& [size, rows] : {std::pair{Offset(64), Ordinal(4)}, std::pair{Offset(70), 4},
+                                   std::pair{Offset(64), Ordinal(90)}}) {
+    BatchParams p;
+    p.max_batch_size = size;
+    p.max_batch_rows = rows;
+    BatchPlan plan = make_batch_plan(row_ptr.data(), 13, p);
+    const Offset least = smallest_big_batch(plan, p);
+    EXPECT_EQ(least, std::max({Offset(63), size, Offset(rows)}));
+    p.big_batch_nnz = least;
+    p.big_batch_rows = static_cast<Ordinal>(least);
+    cut_big_batches(row_ptr.data(), 13, p, plan);
+    expect_valid_plan(row_ptr, p, plan);
+    p.big_batch_nnz = least - 1;
+    p.big_batch_rows = static_cast<Ordinal>(least - 1);
+    EXPECT_THROW(cut_big_batches(row_ptr.data(), 13, p, plan), InvalidArgument);
+  }
+}
+
 TEST(BatchPlan, VectorSizeFollowsTable2) {
   const BatchParams p;
   const std::vector<std::pair<double, int>> cases = {

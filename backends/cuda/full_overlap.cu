@@ -56,8 +56,6 @@ StreamPlan fitted_plan(const CsrPointers<S>& host, const BatchParams& params,
   StreamPlan sp = make_stream_plan(host.row_ptr, plan, kLongRowChunkNnz);
   const std::size_t limit = config.device_bytes;
   if (limit == 0 || device_bytes<S>(sp, config.slots) <= limit) return sp;
-  Offset widest = 1;
-  for (const BatchInfo& b : plan.batches) widest = std::max(widest, b.nnz_end - b.nnz_begin);
   const std::size_t per_entry = sizeof(S) + sizeof(Ordinal) + sizeof(DeviceOffset);
   std::size_t target = limit;
   const auto cut_at = [&](Offset capacity) {  // slots of `capacity` non-zeros and rows
@@ -67,9 +65,7 @@ StreamPlan fitted_plan(const CsrPointers<S>& host, const BatchParams& params,
     cut_big_batches(host.row_ptr, host.m, p, plan);
     return make_stream_plan(host.row_ptr, plan, kLongRowChunkNnz);
   };
-  // Slots hold a batch at least, and batch_plan's limits on a big batch's size hold.
-  const Offset smallest =
-      std::max({widest, Offset{params.max_batch_size}, Offset{params.max_batch_rows}, Offset{1}});
+  const Offset smallest = smallest_big_batch(plan, params);
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::size_t fixed = plan_bytes<S>(sp) + config.slots * slot_bytes<S>(0, 0);
     const Offset capacity =

@@ -34,14 +34,25 @@ int batch_vector_size(Offset nnz, Ordinal rows, const BatchParams& p) {
   return size;
 }
 
+namespace {
+Offset widest_batch(const BatchPlan& plan) {
+  Offset widest = 1;
+  for (const BatchInfo& b : plan.batches) widest = std::max(widest, b.nnz_end - b.nnz_begin);
+  return widest;
+}
+}  // namespace
+
+Offset smallest_big_batch(const BatchPlan& plan, const BatchParams& p) {
+  return std::max({widest_batch(plan), p.max_batch_size, Offset{p.max_batch_rows}});
+}
+
 void cut_big_batches(const Offset* row_ptr, Ordinal m, const BatchParams& p, BatchPlan& plan) {
   validate(p);
   const auto& batches = plan.batches;
   const auto& long_rows = plan.long_rows;
   const Offset nnz = row_ptr[m];
   // Alg. 7's size nnz / big_batches, within the limits, never below the largest batch.
-  Offset widest = 1;
-  for (const BatchInfo& b : batches) widest = std::max(widest, b.nnz_end - b.nnz_begin);
+  const Offset widest = widest_batch(plan);
   Offset size = std::max((nnz + p.big_batches - 1) / p.big_batches, widest);
   if (p.big_batch_nnz > 0) size = std::min(size, p.big_batch_nnz);
   size = std::min(size, kMaxBigBatchNnz);

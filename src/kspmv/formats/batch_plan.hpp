@@ -85,4 +85,9 @@ BatchPlan make_batch_plan(const Offset* row_ptr, Ordinal m, const BatchParams& p
 // batches and long rows of `plan` kept.
 void cut_big_batches(const Offset* row_ptr, Ordinal m, const BatchParams& params, BatchPlan& plan);
 
+// The least C that cut_big_batches takes for `plan` under `params` as big_batch_nnz and
+// big_batch_rows both (one capacity, a ring slot's): a big batch holds the widest batch,
+// max_batch_size non-zeros and max_batch_rows rows.
+Offset smallest_big_batch(const BatchPlan& plan, const BatchParams& params);
+
 }  // namespace kspmv
