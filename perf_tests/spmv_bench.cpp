@@ -81,9 +81,11 @@ Args read_args(const ParsedArgs& in) {
   a.device = static_cast<int>(in.integer("device", 0, 0, 1023));
   a.large = in.flag("large");
   if (a.large && !in.has("kernels")) a.kernels = {BenchKernel{Backend::Cuda, Kernel::Auto}};
-  for (const BenchKernel& k : a.kernels)
-    if (a.large && k.backend != Backend::Cuda)
-      throw UsageError("--large runs the CUDA backend's kernels, not '" + to_string(k) + "'");
+  if (a.large) {
+    for (const BenchKernel& k : a.kernels)
+      if (k.backend != Backend::Cuda)
+        throw UsageError("--large runs the CUDA backend's kernels, not '" + to_string(k) + "'");
+  }
   a.residency = parse_residency(in.text("residency", "auto"));
   a.cap = device_memory_cap(in);
   if (!a.large && (in.has("residency") || a.cap > 0))
