@@ -59,7 +59,8 @@ decltype(auto) with_offset_type(bool wide, F&& f) {
 
 // A kernel is ready when its factory returns: its set-up transfers and kernels are complete, so
 // that its first run may be enqueued on any stream (a non-blocking one included, which does not
-// wait for work on the legacy default stream).
+// wait for work on the legacy default stream). The one exception: a factory given set-up scratch
+// (DevicePlanInput::scratch) may leave work queued, and its caller synchronizes the device.
 template <class Scalar>
 class DeviceSpmv {
  public:
