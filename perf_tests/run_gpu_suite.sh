@@ -461,9 +461,11 @@ if want kokkos-cuda; then
   KLOG=$RESULTS/kokkos_cuda_tests.log
   log "+ ctest --test-dir $KBUILD/kspmv -j 4 > kokkos_cuda_tests.log"
   ctest --test-dir "$KBUILD/kspmv" --output-on-failure -j 4 --timeout 900 >"$KLOG" 2>&1 || true
-  summary=$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$KLOG" | tail -1) ||
+  # "N% tests passed, F tests failed out of T", or "100% tests passed out of T" (CMake 4)
+  summary=$(grep -E "tests passed(, [0-9]+ tests? failed)? out of [0-9]+" "$KLOG" | tail -1) ||
     fail "no ctest summary in kokkos_cuda_tests.log"
-  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$summary")
+  failed=0
+  [[ $summary =~ ([0-9]+)\ tests?\ failed ]] && failed=${BASH_REMATCH[1]}
   total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
   skipped=$(grep -cE "\(Skipped\)$" "$KLOG" || true)
   printf '{"kokkos_cuda_tests_passed": %d, "kokkos_cuda_tests_total": %d, ' \
