@@ -22,6 +22,7 @@ int csr_vector_lanes(double mean, double cv, Ordinal rows) {
   while (cap < 32 && cap < mean) cap *= 2;
   int lanes = 4;
   while (lanes < cap && static_cast<long long>(rows) * lanes < kThreads) lanes *= 2;
+  while (lanes < 32 && lanes * 8 < mean) lanes *= 2;  // at most 8 entries of a row per lane
   return lanes;
 }
 
