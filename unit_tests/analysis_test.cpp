@@ -138,7 +138,7 @@ TEST(CsrVectorLanes, FollowTheDocumentedRule) {
   EXPECT_EQ(csr_vector_lanes(5, 0.3, 10000), 8);  // capped by the mean rounded up
   EXPECT_EQ(csr_vector_lanes(60, 0.3, 2910), 32);
   EXPECT_EQ(csr_vector_lanes(200, 0.3, 100), 32);
-  EXPECT_EQ(csr_vector_lanes(22, 0.3, 20000), 16);  // 20000 * 16 >= 2^18
+  EXPECT_EQ(csr_vector_lanes(22, 0.3, 20000), 16);       // 20000 * 16 >= 2^18
   EXPECT_EQ(csr_vector_lanes(129, 0.01, 16 << 20), 32);  // long rows: <= 8 entries per lane
   EXPECT_EQ(csr_vector_lanes(64, 0.01, 16 << 20), 8);
   EXPECT_EQ(csr_vector_lanes(65, 0.01, 16 << 20), 16);
