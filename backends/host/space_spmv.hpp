@@ -265,7 +265,9 @@ void team_csr_spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a,
   const int chunk_lanes = std::min(32, Kokkos::TeamPolicy<Exec>::vector_length_max());
   const int chunk_most = CsrPolicy<Exec>(exec, 1, 1, chunk_lanes)
                              .team_size_max(chunk_kernel, Kokkos::ParallelForTag());
-  const int chunk_team = std::max(1, std::min(kDeviceTeamLanes / chunk_lanes, chunk_most));
+  // On a host space (the tests), teams of one thread: chunks of one row then add at once.
+  const int chunk_team =
+      kOnHost<Exec> ? 1 : std::max(1, std::min(kDeviceTeamLanes / chunk_lanes, chunk_most));
   Kokkos::parallel_for(
       "kspmv::csr::long_rows",
       CsrPolicy<Exec>(exec, static_cast<int>(chunks.count), chunk_team, chunk_lanes), chunk_kernel);
