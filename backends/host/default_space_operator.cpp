@@ -40,7 +40,9 @@ void own(SpaceView<S>& values, const S* shared) {
 
 // Each format in the space's memory: run(exec, ...) enqueues its kernel; refresh(src) puts new
 // values (in the CSR order of the source, a View in host or space memory) in place.
-// CSR: from a host matrix, or adopted in the space (adopt_in_space) from the caller's arrays.
+// CSR: from a host matrix, or adopted in the space (adopt_in_space) from the caller's arrays. On
+// a device, the chunks of its long rows are planned once with the arrays (the pattern: new values
+// keep them).
 template <class S>
 struct SpaceCsr {
   static constexpr Kernel kKernel = Kernel::Csr;
@@ -49,17 +51,23 @@ struct SpaceCsr {
                               // host's
   Ordinal m, n;
   Offset nnz;
+  RowChunks<Exec> chunks;
 
   explicit SpaceCsr(const CsrMatrix<S>& h)
       : a{to_space(h.row_ptr), to_space(h.col_idx), to_space(h.values), h.nrows, h.ncols, h.nnz()},
         shared(h.values.data()),
         m(a.m),
         n(a.n),
-        nnz(a.nnz) {}
+        nnz(a.nnz),
+        chunks(plan()) {}
   explicit SpaceCsr(SpaceCsrArrays<S> adopted)
-      : a(std::move(adopted)), m(a.m), n(a.n), nnz(a.nnz) {}
+      : a(std::move(adopted)), m(a.m), n(a.n), nnz(a.nnz), chunks(plan()) {}
+  CsrArrays<Exec, S> arrays() const { return {a.row_ptr, a.col, a.val, m, n, nnz}; }
+  RowChunks<Exec> plan() const {
+    return kOnHost<Exec> ? RowChunks<Exec>() : plan_row_chunks(Exec(), arrays());
+  }
   void run(const Exec& e, S alpha, const S* x, S beta, S* y, const ScatterWork<Exec>&) const {
-    spmv(e, alpha, CsrArrays<Exec, S>{a.row_ptr, a.col, a.val, m, n, nnz}, x, beta, y);
+    spmv(e, alpha, arrays(), x, beta, y, chunks);
   }
   template <class Src>
   void refresh(const Src& csr_values) {

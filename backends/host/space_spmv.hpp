@@ -6,7 +6,9 @@
 // cuSPARSE's: beta == 0 overwrites y (NaN included); alpha == 0 leaves A unread. Sums are kept in
 // double for both scalars: a float row of 10^5 entries summed in float would already miss the
 // 1e-5 relative accuracy the tests (and users of float CG) expect. Each call is enqueued on `exec`
-// and returns without waiting for it.
+// and returns without waiting for it. On a device, rows longer than kLongRow are summed by a
+// second kernel in chunks of kChunk entries (a RowChunks plan per pattern) added atomically into
+// y: their last bits then depend on the order of the chunks.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -69,6 +71,64 @@ int csr_vector_length(double mean_row_length) {
   return length;
 }
 
+// Rows longer than kLongRow entries are not reduced by the vector of one thread on a device: its
+// <= 32 lanes would need >= 32 passes (4 per lane of a whole team), twice what a team of 256
+// lanes needs for a chunk of kChunk.
+constexpr Offset kLongRow = 1024;
+// Entries of a long row one team sums (16 per lane of a 256-lane team).
+constexpr Offset kChunk = 4096;
+
+// The long rows of a CSR pattern cut into chunks for the device kernel: chunk c sums the entries
+// [first(c), min(first(c) + kChunk, row_ptr(row(c) + 1))) of row row(c). Empty when no row has
+// more than kLongRow entries. Built once per pattern by plan_row_chunks, in Exec's memory.
+template <class Exec>
+struct RowChunks {
+  Kokkos::View<Ordinal*, typename Exec::memory_space> row;
+  Kokkos::View<Offset*, typename Exec::memory_space> first;
+  Offset count = 0;
+};
+
+namespace detail {
+
+// Scan over the rows: the chunks of row i start at the sum of the counts of the rows before it;
+// they are written where the Views are allocated (the second pass).
+template <class Exec>
+struct ChunkRows {
+  SpaceIn<Exec, Offset> row_ptr;
+  RowChunks<Exec> chunks;
+
+  KOKKOS_INLINE_FUNCTION void operator()(Offset i, Offset& next, bool final) const {
+    const Offset begin = row_ptr(i), length = row_ptr(i + 1) - begin;
+    if (length <= kLongRow) return;
+    const Offset count = (length + kChunk - 1) / kChunk;
+    if (final && chunks.row.extent(0) > 0)
+      for (Offset j = 0; j < count; ++j)
+        chunks.row(next + j) = static_cast<Ordinal>(i), chunks.first(next + j) = begin + j * kChunk;
+    next += count;
+  }
+};
+
+}  // namespace detail
+
+// The chunks of the long rows of `a`'s pattern, built in Exec's memory by two scans over the rows
+// (the chunk count is the one value read back). 12 bytes a chunk; empty when no row is long.
+template <class Exec, class S>
+RowChunks<Exec> plan_row_chunks(const Exec& exec, const CsrArrays<Exec, S>& a) {
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<Offset>>;
+  detail::ChunkRows<Exec> scan{a.row_ptr, {}};
+  Kokkos::parallel_scan("kspmv::csr::count_chunks", Policy(exec, 0, a.m), scan, scan.chunks.count);
+  if (scan.chunks.count == 0) return {};
+  using Memory = typename Exec::memory_space;
+  const auto n = static_cast<std::size_t>(scan.chunks.count);
+  scan.chunks.row = Kokkos::View<Ordinal*, Memory>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspmv::chunk_row"), n);
+  scan.chunks.first = Kokkos::View<Offset*, Memory>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspmv::chunk_first"), n);
+  Kokkos::parallel_scan("kspmv::csr::plan_chunks", Policy(exec, 0, a.m), scan);
+  exec.fence();
+  return scan.chunks;
+}
+
 namespace detail {
 
 // Non-zeros one host work item should process: enough to amortize scheduling, small enough to
@@ -127,14 +187,15 @@ struct HostCsrKernel {
 };
 
 // The device CSR kernel: a team per block of rows_per_team rows (a row per thread), a vector
-// reduction per row, neighbouring lanes reading neighbouring entries.
+// reduction per row, neighbouring lanes reading neighbouring entries. A row longer than long_row
+// only gets beta*y (0 when BetaZero): ChunkKernel adds its products afterwards.
 template <bool BetaZero, class Exec, class S>
 struct CsrKernel {
   S alpha, beta;
   CsrArrays<Exec, S> a;
   SpaceIn<Exec, S> x;
   SpaceOut<Exec, S> y;
-  Offset rows_per_team;
+  Offset rows_per_team, long_row;
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename CsrPolicy<Exec>::member_type& team) const {
     // Rows counted in Offset: first + rows_per_team may pass 2^31 - 1 on the last team.
@@ -142,12 +203,14 @@ struct CsrKernel {
     const Offset last = first + rows_per_team < m ? first + rows_per_team : m;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](Offset i) {
       const Offset begin = a.row_ptr(i), end = a.row_ptr(i + 1);
+      const bool split = end - begin > long_row;
       Acc sum = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, end - begin),
-          [&](Offset k, Acc& acc) { acc += Acc(a.val(begin + k)) * x(a.col(begin + k)); }, sum);
+      if (!split)
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, end - begin),
+            [&](Offset k, Acc& acc) { acc += Acc(a.val(begin + k)) * x(a.col(begin + k)); }, sum);
       Kokkos::single(Kokkos::PerThread(team), [&]() {
-        const S ax = static_cast<S>(alpha * sum);
+        const S ax = split ? S(0) : static_cast<S>(alpha * sum);
         if constexpr (BetaZero)
           y(i) = ax;
         else
@@ -157,10 +220,64 @@ struct CsrKernel {
   }
 };
 
+// The long rows' second kernel: a team per chunk, its sum reduced over all the team's lanes and
+// alpha times it added atomically to the row's y.
+template <class Exec, class S>
+struct ChunkKernel {
+  S alpha;
+  CsrArrays<Exec, S> a;
+  RowChunks<Exec> chunks;
+  SpaceIn<Exec, S> x;
+  SpaceOut<Exec, S> y;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename CsrPolicy<Exec>::member_type& team) const {
+    const Ordinal i = chunks.row(team.league_rank());
+    const Offset begin = chunks.first(team.league_rank()), row_end = a.row_ptr(i + 1);
+    const Offset end = begin + kChunk < row_end ? begin + kChunk : row_end;
+    Acc sum = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, begin, end),
+        [&](Offset k, Acc& acc) { acc += Acc(a.val(k)) * x(a.col(k)); }, sum);
+    Kokkos::single(Kokkos::PerTeam(team),
+                   [&]() { Kokkos::atomic_add(&y(i), static_cast<S>(alpha * sum)); });
+  }
+};
+
+// The device's CSR kernel (a team of vectors per block of rows, the long rows in `chunks` split):
+// what csr_spmv runs on a device; the tests run it on host spaces too.
 template <bool BetaZero, class Exec, class S>
-void csr_spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a, const S* x, S beta, S* y) {
-  const double mean = double(a.nnz) / a.m;
-  if constexpr (kOnHost<Exec>) {
+void team_csr_spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a,
+                   const RowChunks<Exec>& chunks, const S* x, S beta, S* y) {
+  const int lanes = csr_vector_length<Exec>(double(a.nnz) / a.m);
+  const SpaceIn<Exec, S> xs(x, a.n);
+  const SpaceOut<Exec, S> ys(y, a.m);
+  const Offset long_row = chunks.count > 0 ? kLongRow : a.nnz;  // no row is longer than nnz
+  CsrKernel<BetaZero, Exec, S> kernel{alpha, beta, a, xs, ys, 1, long_row};
+  const int most =
+      CsrPolicy<Exec>(exec, 1, 1, lanes).team_size_max(kernel, Kokkos::ParallelForTag());
+  const int team_size = std::max(1, std::min(kDeviceTeamLanes / lanes, most));
+  kernel.rows_per_team = team_size;
+  const auto league = static_cast<int>((a.m + team_size - 1) / team_size);
+  Kokkos::parallel_for("kspmv::csr", CsrPolicy<Exec>(exec, league, team_size, lanes), kernel);
+  if (chunks.count == 0) return;
+  // After the first kernel on the same instance: the long rows' y already holds beta*y.
+  const ChunkKernel<Exec, S> chunk_kernel{alpha, a, chunks, xs, ys};
+  const int chunk_lanes = std::min(32, Kokkos::TeamPolicy<Exec>::vector_length_max());
+  const int chunk_most = CsrPolicy<Exec>(exec, 1, 1, chunk_lanes)
+                             .team_size_max(chunk_kernel, Kokkos::ParallelForTag());
+  // On a host space (the tests), teams of one thread: chunks of one row then add at once.
+  const int chunk_team =
+      kOnHost<Exec> ? 1 : std::max(1, std::min(kDeviceTeamLanes / chunk_lanes, chunk_most));
+  Kokkos::parallel_for(
+      "kspmv::csr::long_rows",
+      CsrPolicy<Exec>(exec, static_cast<int>(chunks.count), chunk_team, chunk_lanes), chunk_kernel);
+}
+
+template <bool BetaZero, bool Team, class Exec, class S>
+void csr_spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a, const RowChunks<Exec>& chunks,
+              const S* x, S beta, S* y) {
+  if constexpr (!Team) {
+    const double mean = double(a.nnz) / a.m;
     const auto rows_per_block =
         static_cast<Offset>(std::clamp(kNnzPerHostBlock / std::max(mean, 1.0), 1.0, double(a.m)));
     const HostCsrKernel<BetaZero, S> kernel{
@@ -169,16 +286,8 @@ void csr_spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a, const S* x
         Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Offset>>;
     Kokkos::parallel_for("kspmv::csr", Policy(exec, 0, (a.m + rows_per_block - 1) / rows_per_block),
                          kernel);
-  } else {  // one row per thread (a vector of lanes)
-    const int lanes = csr_vector_length<Exec>(mean);
-    CsrKernel<BetaZero, Exec, S> kernel{
-        alpha, beta, a, SpaceIn<Exec, S>(x, a.n), SpaceOut<Exec, S>(y, a.m), 1};
-    const int most =
-        CsrPolicy<Exec>(exec, 1, 1, lanes).team_size_max(kernel, Kokkos::ParallelForTag());
-    const int team_size = std::max(1, std::min(kDeviceTeamLanes / lanes, most));
-    kernel.rows_per_team = team_size;
-    const auto league = static_cast<int>((a.m + team_size - 1) / team_size);
-    Kokkos::parallel_for("kspmv::csr", CsrPolicy<Exec>(exec, league, team_size, lanes), kernel);
+  } else {  // one row per thread (a vector of lanes), long rows in chunks
+    team_csr_spmv<BetaZero>(exec, alpha, a, chunks, x, beta, y);
   }
 }
 
@@ -245,14 +354,18 @@ void scale(const Exec& exec, S beta, Ordinal m, S* y_ptr) {
       KOKKOS_LAMBDA(Ordinal i) { y(i) = beta == S(0) ? S(0) : beta * y(i); });
 }
 
-template <class Exec, class S>
-void spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a, const S* x, S beta, S* y) {
+// Team: the device's kernel (a team of vectors per block of rows, the long rows of `chunks`, the
+// plan_row_chunks of a's pattern, split), else the host's row loop. Kernels as Exec runs them by
+// default; the tests also run the device's on host spaces.
+template <class Exec, class S, bool Team = !kOnHost<Exec>>
+void spmv(const Exec& exec, S alpha, const CsrArrays<Exec, S>& a, const S* x, S beta, S* y,
+          const RowChunks<Exec>& chunks = {}) {
   if (a.m == 0) return;
   if (alpha == S(0) || a.nnz == 0) return scale(exec, beta, a.m, y);
   if (beta == S(0))
-    detail::csr_spmv<true>(exec, alpha, a, x, beta, y);
+    detail::csr_spmv<true, Team>(exec, alpha, a, chunks, x, beta, y);
   else
-    detail::csr_spmv<false>(exec, alpha, a, x, beta, y);
+    detail::csr_spmv<false, Team>(exec, alpha, a, chunks, x, beta, y);
 }
 
 // `work`: a.m entries in Exec's memory, overwritten.
