@@ -63,11 +63,13 @@ const std::vector<KernelRow<S>>& kernel_table() {
        [](A a, const P& in) { return make_csr_vector(std::move(a), in); }},
       {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
        [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }, nullptr,
-       [](A a, const P& in) { return make_cusparse(std::move(a), Kernel::Cusparse, in.scratch); }},
+       [](A a, const P& in) {
+         return make_cusparse(std::move(a), Kernel::Cusparse, in.scratch, in.stream);
+       }},
       {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
        [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }, nullptr,
        [](A a, const P& in) {
-         return make_cusparse(std::move(a), Kernel::CusparseAlg2, in.scratch);
+         return make_cusparse(std::move(a), Kernel::CusparseAlg2, in.scratch, in.stream);
        }},
       {info(Kernel::PartialOverlap, kResident, false, true,
             "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
@@ -635,7 +637,7 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
     profile_rows(a->row_ptr.data(), a->m, sums.data(), nullptr);
     ProfileSums h;
     KSPMV_CUDA_CHECK(cudaMemcpy(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost));
-    DevicePlanInput in{to_profile(h, a->n), nullptr};
+    DevicePlanInput in{to_profile(h, a->n), nullptr, nullptr};
     const DeviceOffset* rows = a->row_ptr.data();
     const Ordinal m = a->m;
     in.long_rows = [&in, rows, m](Offset threshold, Offset chunk) {

@@ -22,7 +22,7 @@ template <class Scalar>
 class CusparseSpmv final : public DeviceSpmv<Scalar> {
  public:
   CusparseSpmv(std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel,
-               const std::function<void*(std::size_t)>& scratch)
+               const std::function<void*(std::size_t)>& scratch, cudaStream_t stream)
       : a_(std::move(a)),
         kernel_(kernel),
         alg_(kernel == Kernel::CusparseAlg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1) {
@@ -30,15 +30,16 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     try {
       if (!a_->wide()) {
         setup(const_cast<DeviceOffset*>(a_->row_ptr.data()), CUSPARSE_INDEX_32I,
-              const_cast<Ordinal*>(a_->col.data()), CUSPARSE_INDEX_32I, scratch);
+              const_cast<Ordinal*>(a_->col.data()), CUSPARSE_INDEX_32I, scratch, stream);
         return;
       }
       // 64-bit row offsets (CUSPARSE_INDEX_64I) need 64-bit columns too: cuSPARSE (13.0) refuses
       // mixed index types, and asked for them anyway its preprocessing faulted on the device
       // (an illegal address that poisons the context). 8 more bytes per non-zero.
       wide_col_ = widen(a_->col.data(), static_cast<std::size_t>(a_->nnz));
+      if (stream) KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // widen's kernel
       setup(const_cast<Offset*>(a_->row_ptr_wide.data()), CUSPARSE_INDEX_64I, wide_col_.data(),
-            CUSPARSE_INDEX_64I, scratch);
+            CUSPARSE_INDEX_64I, scratch, stream);
     } catch (...) {
       release();
       throw;
@@ -68,9 +69,11 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
 
  private:
   void setup(void* offsets, cusparseIndexType_t offset_type, void* col,
-             cusparseIndexType_t col_type, const std::function<void*(std::size_t)>& scratch) {
+             cusparseIndexType_t col_type, const std::function<void*(std::size_t)>& scratch,
+             cudaStream_t stream) {
     const auto type = cuda_data_type<Scalar>();
     handle_.emplace(kReuse);
+    KSPMV_CUDA_CHECK(cusparseSetStream(handle_->get(), stream));
     KSPMV_CUDA_CHECK(cusparseCreateCsr(&mat_, a_->m, a_->n, a_->nnz, offsets, col,
                                        const_cast<Scalar*>(a_->val.data()), offset_type, col_type,
                                        CUSPARSE_INDEX_BASE_ZERO, type));
@@ -91,14 +94,14 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     KSPMV_CUDA_CHECK(cusparseSpMV_bufferSize(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
                                              mat_, x_, &one, y_, type, alg_, &bytes));
     buffer_ = DeviceBuffer<unsigned char>(bytes);
-    const cusparseStatus_t pre =
+    const cusparseStatus_t pre =  // queued on `stream`, which run() replaces
         cusparseSpMV_preprocess(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_,
                                 &one, y_, type, alg_, buffer_.data());
     if (pre == CUSPARSE_STATUS_INTERNAL_ERROR && offset_type == CUSPARSE_INDEX_64I) {
       // cuSPARSE 13.0 fails to preprocess a CSR of 2.1e9 non-zeros with 64-bit indices (H100,
       // float and double). The preprocessing is optional: one SpMV on the stand-ins (x zero)
       // tells whether the matrix runs without it; UnsupportedError when it does not either.
-      KSPMV_CUDA_CHECK(cudaMemset(stand_in, 0, x_bytes));
+      KSPMV_CUDA_CHECK(cudaMemsetAsync(stand_in, 0, x_bytes, stream));
       const cusparseStatus_t trial =
           cusparseSpMV(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_, &one, y_,
                        type, alg_, buffer_.data());
@@ -133,20 +136,24 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
 }  // namespace
 
 template <class Scalar>
-std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(
-    std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel,
-    const std::function<void*(std::size_t)>& scratch) {
+std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                                  Kernel kernel,
+                                                  const std::function<void*(std::size_t)>& scratch,
+                                                  cudaStream_t stream) {
   if (kernel != Kernel::Cusparse && kernel != Kernel::CusparseAlg2)
     throw InvalidArgument(
         std::string("make_cusparse: kernel must be cusparse or cusparse-alg2, got ") +
         to_string(kernel));
-  return std::make_unique<CusparseSpmv<Scalar>>(std::move(a), kernel, scratch);
+  return std::make_unique<CusparseSpmv<Scalar>>(std::move(a), kernel, scratch, stream);
 }
 
 template std::unique_ptr<DeviceSpmv<float>> make_cusparse(std::shared_ptr<const DeviceCsr<float>>,
                                                           Kernel,
-                                                          const std::function<void*(std::size_t)>&);
-template std::unique_ptr<DeviceSpmv<double>> make_cusparse(
-    std::shared_ptr<const DeviceCsr<double>>, Kernel, const std::function<void*(std::size_t)>&);
+                                                          const std::function<void*(std::size_t)>&,
+                                                          cudaStream_t);
+template std::unique_ptr<DeviceSpmv<double>> make_cusparse(std::shared_ptr<const DeviceCsr<double>>,
+                                                           Kernel,
+                                                           const std::function<void*(std::size_t)>&,
+                                                           cudaStream_t);
 
 }  // namespace kspmv::cuda

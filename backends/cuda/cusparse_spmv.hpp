@@ -16,10 +16,11 @@ namespace kspmv::cuda {
 // (cusparseDnVecSetValues) and calls cusparseSpMV with the same buffer. y must be 16-byte aligned
 // (cudaMalloc'd memory is). kernel: Cusparse or CusparseAlg2 (InvalidArgument otherwise).
 // `scratch` (DevicePlanInput::scratch) holds the stand-in vectors of the set-up, which then
-// leaves its work queued; without it they are allocated here, and the set-up waits for them.
+// leaves its work queued on `stream` (the preprocessing's); without it they are allocated here,
+// and the set-up waits for them.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(
     std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel = Kernel::Cusparse,
-    const std::function<void*(std::size_t)>& scratch = nullptr);
+    const std::function<void*(std::size_t)>& scratch = nullptr, cudaStream_t stream = nullptr);
 
 }  // namespace kspmv::cuda

@@ -28,7 +28,9 @@ __global__ void mark_kernel(const Ordinal* __restrict__ col, long long nnz, Own 
     const Ordinal j = col[e];
     bool mine = false;
     for (int k = 0; k < own.count; ++k) mine |= own.begin[k] <= j && j < own.end[k];
-    if (!mine) marks[j] = 1;  // racing writes of the same 1
+    // Read first: a power-law matrix references its columns many times over, and a store to
+    // a byte already marked would still cost a write to L2 (racing writes of the same 1).
+    if (!mine && !marks[j]) marks[j] = 1;
   }
 }
 

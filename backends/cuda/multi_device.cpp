@@ -201,7 +201,8 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
 // Set-up (see the header), phase by phase (SetupPhases): streams and events; one allocation per
 // device; the columns' copies; per device, on its main stream, the narrowing with the row
 // statistics and the halo search, read back with one wait per device; the halo links; the
-// values' copies; the kernels; one wait per device; the strategy (Auto: timed).
+// kernels planned on the device; the values' copies; the kernels planned on the host; one wait
+// per device; the strategy (Auto: timed).
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
@@ -398,26 +399,31 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   finders.clear();
   phases_.halo_links = phase();
 
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, dev->arrived.get(), 0));
-    for (int p : dev->pieces)
-      copy_to_device(at<S>(dev->storage, where[p].val), host.val + plan_.blocks[p].nnz_begin,
-                     plan_.blocks[p].nnz() * sizeof(S));
-  }
-  phases_.values = phase();
-
-  // Kernels, from the row statistics. Set-up scratch (cuSPARSE's stand-in vectors) comes from
-  // one buffer per device, freed once the devices have finished.
-  for (auto& pc : pieces_) {
-    const part::Block& b = pc->block;
+  // Kernels, from the row statistics. Those planned on the device come before the values: what
+  // they queue (cuSPARSE's analysis, which reads the pattern alone) runs on each main stream
+  // while the values are copied on the legacy one. A kernel that plans on the host reads its
+  // piece's values, after they are copied. Set-up scratch (cuSPARSE's stand-in vectors) comes
+  // from one buffer per device, freed once the devices have finished.
+  const auto kernel_of = [&](std::size_t p) {
+    Kernel k = o.kernel;
+    if (k == Kernel::Auto) {
+      k = analysis::auto_kernel(to_profile(sums[p], n_).all, sizeof(S));
+      if (!kernel_row<S>(k).make_on_device) k = Kernel::CsrVector;
+    }
+    return k;
+  };
+  for (std::size_t p = 0; p < pieces_.size(); ++p) {
+    Piece& pc = *pieces_[p];
+    const part::Block& b = pc.block;
     if (b.rows() == 0) continue;
+    pc.kernel = kernel_of(p);
+    const KernelRow<S>& row = kernel_row<S>(pc.kernel);
+    if (!row.make_on_device) continue;
     Dev& dev = *devs_[b.device];
     DeviceGuard guard(dev.device);
-    const std::size_t p = &pc - pieces_.data();
-    DevicePlanInput in{to_profile(sums[p], n_), nullptr, nullptr};
-    const DeviceOffset* local = pc->a->row_ptr.data();
     const cudaStream_t s = dev.main.get();
+    DevicePlanInput in{to_profile(sums[p], n_), nullptr, nullptr, s};
+    const DeviceOffset* local = pc.a->row_ptr.data();
     in.long_rows = [&in, local, rows = b.rows(), s](Offset threshold, Offset chunk) {
       return plan_long_rows_on_device(local, rows, threshold, long_row_bound(in.profile, threshold),
                                       chunk, s);
@@ -427,18 +433,24 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       if (kept.empty() || kept.back().size() < bytes) kept.emplace_back(bytes);
       return static_cast<void*>(kept.back().data());
     };
-    Kernel k = o.kernel;
-    if (k == Kernel::Auto) {
-      k = analysis::auto_kernel(in.profile.all, sizeof(S));
-      if (!kernel_row<S>(k).make_on_device) k = Kernel::CsrVector;
-    }
-    const KernelRow<S>& row = kernel_row<S>(k);
-    pc->kernel = k;
-    if (row.make_on_device) {
-      pc->spmv = row.make_on_device(pc->a, in);
-      continue;
-    }
-    // An explicit kernel that plans on the host reads a host copy of its piece.
+    pc.spmv = row.make_on_device(pc.a, in);
+  }
+  phases_.kernels = phase();
+
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, dev->arrived.get(), 0));
+    for (int p : dev->pieces)
+      copy_to_device(at<S>(dev->storage, where[p].val), host.val + plan_.blocks[p].nnz_begin,
+                     plan_.blocks[p].nnz() * sizeof(S));
+  }
+  phases_.values = phase();
+
+  for (auto& pc : pieces_) {  // an explicit kernel that plans on the host, from a host copy
+    const part::Block& b = pc->block;
+    if (b.rows() == 0 || pc->spmv) continue;
+    DeviceGuard guard(devs_[b.device]->device);
+    const KernelRow<S>& row = kernel_row<S>(pc->kernel);
     std::vector<Offset> ptr(b.rows() + 1);
     for (Ordinal r = b.row_begin; r <= b.row_end; ++r)
       ptr[r - b.row_begin] = std::clamp(host.row_ptr[r], b.nnz_begin, b.nnz_end) - b.nnz_begin;
@@ -446,7 +458,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
                                n_};
     pc->spmv = row.make(row.uses_device_csr ? pc->a : nullptr, piece);
   }
-  phases_.kernels = phase();
+  phases_.kernels += phase();
 
   for (auto& dev : devs_) {  // the kernels' set-up work is complete
     DeviceGuard guard(dev->device);

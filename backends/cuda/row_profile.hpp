@@ -43,9 +43,12 @@ struct DevicePlanInput {
   std::function<LongRowPlan(Offset threshold, Offset chunk_nnz)> long_rows;
   // Device memory of at least `bytes` for the set-up's own passing needs (the stand-in vectors
   // a library's analysis wants), valid until the device has been synchronized after the factory
-  // returned: the set-up may leave work on it queued on the legacy default stream, and neither
-  // frees it nor waits for that work. Null: the set-up allocates its own and waits.
+  // returned: the set-up may leave work on it queued on `stream`, and neither frees it nor waits
+  // for that work. Null: the set-up allocates its own and waits.
   std::function<void*(std::size_t bytes)> scratch;
+  // Where the set-up queues its device work (a library's analysis): null, the legacy default
+  // stream. A non-blocking stream lets that work run beside copies on the legacy stream.
+  cudaStream_t stream = nullptr;
 };
 
 // Enqueues on `stream`, for the m rows whose pointer is src[0..m] (64-bit, device memory of this
