@@ -404,25 +404,22 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   // while the values are copied on the legacy one. A kernel that plans on the host reads its
   // piece's values, after they are copied. Set-up scratch (cuSPARSE's stand-in vectors) comes
   // from one buffer per device, freed once the devices have finished.
-  const auto kernel_of = [&](std::size_t p) {
-    Kernel k = o.kernel;
-    if (k == Kernel::Auto) {
-      k = analysis::auto_kernel(to_profile(sums[p], n_).all, sizeof(S));
-      if (!kernel_row<S>(k).make_on_device) k = Kernel::CsrVector;
-    }
-    return k;
-  };
   for (std::size_t p = 0; p < pieces_.size(); ++p) {
     Piece& pc = *pieces_[p];
     const part::Block& b = pc.block;
     if (b.rows() == 0) continue;
-    pc.kernel = kernel_of(p);
+    const RowProfile profile = to_profile(sums[p], n_);
+    pc.kernel = o.kernel;
+    if (pc.kernel == Kernel::Auto) {
+      pc.kernel = analysis::auto_kernel(profile.all, sizeof(S));
+      if (!kernel_row<S>(pc.kernel).make_on_device) pc.kernel = Kernel::CsrVector;
+    }
     const KernelRow<S>& row = kernel_row<S>(pc.kernel);
     if (!row.make_on_device) continue;
     Dev& dev = *devs_[b.device];
     DeviceGuard guard(dev.device);
     const cudaStream_t s = dev.main.get();
-    DevicePlanInput in{to_profile(sums[p], n_), nullptr, nullptr, s};
+    DevicePlanInput in{profile, nullptr, nullptr, s};
     const DeviceOffset* local = pc.a->row_ptr.data();
     in.long_rows = [&in, local, rows = b.rows(), s](Offset threshold, Offset chunk) {
       return plan_long_rows_on_device(local, rows, threshold, long_row_bound(in.profile, threshold),
