@@ -16,7 +16,6 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kMaxGrid = 1024;
-constexpr int kUnroll = 4;  // rows a thread loads at once in a pass over the rows
 using u64 = unsigned long long;
 
 __device__ int log2_of(u64 k) {
@@ -79,39 +78,26 @@ __global__ void __launch_bounds__(kBlock)
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   const long long rounds = (m + stride - 1) / stride;  // every lane runs every round
-  for (long long r0 = 0; r0 < rounds; r0 += kUnroll) {
-    // kUnroll rows' loads in flight before the first is used (a thread's rows are a stride
-    // apart: one round trip to memory each otherwise).
-    Offset a[kUnroll], b[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long i = first + (r0 + u) * stride;
-      a[u] = b[u] = 0;
-      if (r0 + u < rounds && i < m) a[u] = src[i], b[u] = src[i + 1];
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (r0 + u >= rounds) break;  // the same for every lane
-      const long long i = first + (r0 + u) * stride;
-      int bin = -1;
-      if (i < m) {
-        Offset lo_i = a[u], hi_i = b[u];
-        if (local) {
-          lo_i = min(max(lo_i, lo), hi) - lo;
-          hi_i = min(max(hi_i, lo), hi) - lo;
-          local[i] = static_cast<DeviceOffset>(lo_i);
-          if (i == m - 1) local[m] = static_cast<DeviceOffset>(hi_i);
-        }
-        const u64 len = static_cast<u64>(hi_i - lo_i);
-        all.count(len, static_cast<u64>(i));
-        if (len <= static_cast<u64>(kShortRowCut)) shorter.count(len, static_cast<u64>(i));
-        for (int k = 0; k < 6; ++k) longer[k] += len > (128ull << k);
-        if (len > 0) bin = log2_of(len);
+  for (long long r = 0; r < rounds; ++r) {
+    const long long i = first + r * stride;
+    int bin = -1;
+    if (i < m) {
+      Offset a = src[i], b = src[i + 1];
+      if (local) {
+        a = min(max(a, lo), hi) - lo;
+        b = min(max(b, lo), hi) - lo;
+        local[i] = static_cast<DeviceOffset>(a);
+        if (i == m - 1) local[m] = static_cast<DeviceOffset>(b);
       }
-      const unsigned same = __match_any_sync(0xffffffffu, bin);
-      if (bin >= 0 && (threadIdx.x % 32) == __ffs(same) - 1)
-        atomicAdd(&bins[bin], static_cast<u64>(__popc(same)));
+      const u64 len = static_cast<u64>(b - a);
+      all.count(len, static_cast<u64>(i));
+      if (len <= static_cast<u64>(kShortRowCut)) shorter.count(len, static_cast<u64>(i));
+      for (int k = 0; k < 6; ++k) longer[k] += len > (128ull << k);
+      if (len > 0) bin = log2_of(len);
     }
+    const unsigned same = __match_any_sync(0xffffffffu, bin);
+    if (bin >= 0 && (threadIdx.x % 32) == __ffs(same) - 1)
+      atomicAdd(&bins[bin], static_cast<u64>(__popc(same)));
   }
   all.warp_reduce();
   shorter.warp_reduce();
@@ -147,21 +133,10 @@ __global__ void __launch_bounds__(kBlock)
   __shared__ u64 warps[kBlock / 32];
   u64 best = 0;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i0 = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i0 < m;
-       i0 += kUnroll * stride) {
-    Offset a[kUnroll], b[kUnroll];  // kUnroll rows' loads in flight at once
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long i = i0 + u * stride;
-      a[u] = b[u] = 0;
-      if (i < m) a[u] = src[i], b[u] = src[i + 1];
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long i = i0 + u * stride;
-      const u64 len = min(static_cast<u64>(b[u] - a[u]), 0xffffffffull);
-      if (i < m) best = max(best, (len << 32) | (0xffffffffull - static_cast<u64>(i)));
-    }
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < m;
+       i += stride) {
+    const u64 len = min(static_cast<u64>(src[i + 1] - src[i]), 0xffffffffull);
+    best = max(best, (len << 32) | (0xffffffffull - static_cast<u64>(i)));
   }
   for (int o = 16; o > 0; o /= 2) best = max(best, __shfl_down_sync(0xffffffffu, best, o));
   if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = best;
