@@ -84,7 +84,7 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     auto* stand_in =
         static_cast<unsigned char*>(scratch ? scratch(x_bytes + a_->m * sizeof(Scalar)) : nullptr);
     if (!stand_in) {
-      own = DeviceBuffer<unsigned char>(x_bytes + a_->m * sizeof(Scalar));
+      own = DeviceBuffer<unsigned char>(x_bytes + a_->m * sizeof(Scalar), kPooled, stream);
       stand_in = own.data();
     }
     KSPMV_CUDA_CHECK(cusparseCreateDnVec(&x_, a_->n, stand_in, type));
@@ -93,7 +93,7 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     std::size_t bytes = 0;
     KSPMV_CUDA_CHECK(cusparseSpMV_bufferSize(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
                                              mat_, x_, &one, y_, type, alg_, &bytes));
-    buffer_ = DeviceBuffer<unsigned char>(bytes);
+    buffer_ = DeviceBuffer<unsigned char>(bytes, kPooled, stream);
     const cusparseStatus_t pre =  // queued on `stream`, which run() replaces
         cusparseSpMV_preprocess(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_,
                                 &one, y_, type, alg_, buffer_.data());
@@ -113,7 +113,6 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     } else {
       KSPMV_CUDA_CHECK(pre);
     }
-    if (own.data()) KSPMV_CUDA_CHECK(cudaDeviceSynchronize());  // the stand-ins are freed next
   }
   void release() noexcept {
     if (x_) cusparseDestroyDnVec(x_);

@@ -92,7 +92,8 @@ LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors)
   first_chunk_ = upload_vector(plan.first_chunk);
   chunk_begin_ = upload_vector(plan.chunk_begin);
   chunk_end_ = upload_vector(plan.chunk_end);
-  partial_ = DeviceBuffer<Scalar>(static_cast<std::size_t>(nchunks_) * max_vectors_);
+  partial_ = DeviceBuffer<Scalar>(static_cast<std::size_t>(nchunks_) * max_vectors_, kPooled,
+                                  cudaStreamLegacy);
 }
 
 template <class Scalar>

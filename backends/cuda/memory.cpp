@@ -83,7 +83,90 @@ IdleLists& idle_lists() {
   return *lists;
 }
 
+// kspmv's memory pool of each device (nullptr where the device has no memory pools), made on
+// first use with access for every peer that can reach it; never destroyed.
+struct Pools {
+  std::mutex mutex;
+  std::map<int, cudaMemPool_t> pools;
+};
+Pools& pools() {
+  static auto* p = new Pools;
+  return *p;
+}
+
+cudaMemPool_t make_pool(int device) {
+  int supported = 0;
+  KSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
+  if (!supported) return nullptr;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  KSPMV_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  auto keep = static_cast<unsigned long long>(kPoolKeepBytes);
+  KSPMV_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  int count = 0;
+  KSPMV_CUDA_CHECK(cudaGetDeviceCount(&count));
+  for (int peer = 0; peer < count; ++peer) {  // halo links are copied between devices
+    int can = 0;
+    if (peer == device || cudaDeviceCanAccessPeer(&can, peer, device) != cudaSuccess || !can)
+      continue;
+    cudaMemAccessDesc access{};
+    access.location.type = cudaMemLocationTypeDevice;
+    access.location.id = peer;
+    access.flags = cudaMemAccessFlagsProtReadWrite;
+    KSPMV_CUDA_CHECK(cudaMemPoolSetAccess(pool, &access, 1));
+  }
+  return pool;
+}
+
+cudaMemPool_t pool_of(int device) {
+  Pools& p = pools();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  const auto it = p.pools.find(device);
+  if (it != p.pools.end()) return it->second;
+  const cudaMemPool_t pool = make_pool(device);
+  p.pools.emplace(device, pool);
+  return pool;
+}
+
 }  // namespace
+
+void* pool_malloc(std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return nullptr;
+  const cudaMemPool_t pool = pool_of(current_device());
+  if (!pool) return device_malloc(bytes);
+  void* p = nullptr;
+  const cudaError_t code = cudaMallocFromPoolAsync(&p, bytes, pool, stream);
+  if (code == cudaErrorMemoryAllocation)
+    throw_out_of_memory("cudaMallocFromPoolAsync", code, bytes);
+  check(code, "cudaMallocFromPoolAsync");
+  return p;
+}
+
+void pool_free(void* p) noexcept {
+  if (!p) return;
+  cudaPointerAttributes at{};
+  int previous = 0;
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess || cudaGetDevice(&previous) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (at.device != previous) cudaSetDevice(at.device);
+  cudaMemPool_t pool = nullptr;
+  try {
+    pool = pool_of(at.device);  // made when p was allocated: no CUDA call here
+  } catch (...) {
+  }
+  if (pool) {
+    cudaDeviceSynchronize();
+    cudaFreeAsync(p, cudaStreamLegacy);
+  } else {
+    cudaFree(p);
+  }
+  if (at.device != previous) cudaSetDevice(previous);
+}
 
 PinnedRange::PinnedRange(const void* p, std::size_t bytes) {
   if (p == nullptr || bytes == 0) return;

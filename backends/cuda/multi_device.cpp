@@ -322,7 +322,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       unsigned char* room = dev.storage.data() + values_at[d];
       const std::size_t need = HaloFinder::scratch_bytes(n_, spans);
       if (values_end[d] - values_at[d] < need) {
-        dev.scratch.emplace_back(need);
+        dev.scratch.emplace_back(need, kPooled, dev.main.get());
         room = dev.scratch.back().data();
       }
       finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, room,
@@ -373,7 +373,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       }
     if (c.size() == 0) continue;
     DeviceGuard guard(dev.device);
-    dev.exchange = DeviceBuffer<unsigned char>(c.size());
+    dev.exchange = DeviceBuffer<unsigned char>(c.size(), kPooled, dev.main.get());
     std::size_t k = 0;
     for (auto* links : {&dev.recvs, &dev.sends})
       for (auto& l : *links) {
@@ -425,9 +425,9 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       return plan_long_rows_on_device(local, rows, threshold, long_row_bound(in.profile, threshold),
                                       chunk, s);
     };
-    in.scratch = [&dev](std::size_t bytes) {
+    in.scratch = [&dev, s](std::size_t bytes) {
       auto& kept = dev.scratch;
-      if (kept.empty() || kept.back().size() < bytes) kept.emplace_back(bytes);
+      if (kept.empty() || kept.back().size() < bytes) kept.emplace_back(bytes, kPooled, s);
       return static_cast<void*>(kept.back().data());
     };
     pc.spmv = row.make_on_device(pc.a, in);
