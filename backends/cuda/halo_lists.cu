@@ -3,6 +3,7 @@
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "backends/cuda/check.hpp"
@@ -21,21 +22,40 @@ struct Own {
   Ordinal begin[part::kMaxStreamSlots] = {}, end[part::kMaxStreamSlots] = {};
 };
 
-// `read_first`: a column referenced many times over (a power-law matrix) is marked once, and
-// the store to a byte already marked, which would still cost a write to L2, is skipped; where
-// columns are referenced a few times each the read is one more round trip (k-mer, 60M columns:
-// 2.1 ms with it, 1.3 ms without; kron 21, 2M columns and 44 entries each: 0.42 ms, 0.77 ms).
-__global__ void mark_kernel(const Ordinal* __restrict__ col, long long nnz, Own own,
-                            bool read_first, unsigned char* __restrict__ marks) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < nnz;
-       e += stride) {
-    const Ordinal j = col[e];
-    bool mine = false;
-    for (int k = 0; k < own.count; ++k) mine |= own.begin[k] <= j && j < own.end[k];
-    if (!mine && !(read_first && marks[j])) marks[j] = 1;  // racing writes of the same 1
-  }
+// The marks are one bit a column, so that they stay in L2 (k-mer's 60M columns: 7.5 MB; as
+// bytes, 60 MB went to DRAM and the pass took 2.1 ms). `read_first`: a column referenced many
+// times over (a power-law matrix) is marked once, and the atomic on a word whose bit is set
+// already, which would still queue at L2, is skipped; where columns are referenced a few times
+// each the read is one more round trip.
+__device__ void mark_column(Ordinal j, const Own& own, bool read_first, unsigned* marks) {
+  bool mine = false;
+  for (int k = 0; k < own.count; ++k) mine |= own.begin[k] <= j && j < own.end[k];
+  const unsigned bit = 1u << (j % 32);
+  if (!mine && !(read_first && (marks[j / 32] & bit))) atomicOr(&marks[j / 32], bit);
 }
+
+// Four columns a thread and step (16-byte loads) over the first `quads` * 4, then one.
+__global__ void mark_kernel(const Ordinal* __restrict__ col, long long nnz, long long quads,
+                            Own own, bool read_first, unsigned* __restrict__ marks) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const auto* col4 = reinterpret_cast<const int4*>(col);
+  for (long long q = first; q < quads; q += stride) {
+    const int4 c = col4[q];
+    mark_column(c.x, own, read_first, marks);
+    mark_column(c.y, own, read_first, marks);
+    mark_column(c.z, own, read_first, marks);
+    mark_column(c.w, own, read_first, marks);
+  }
+  for (long long e = 4 * quads + first; e < nnz; e += stride)
+    mark_column(col[e], own, read_first, marks);
+}
+
+// Whether column j is marked.
+struct Marked {
+  const unsigned* marks;
+  __device__ bool operator()(Ordinal j) const { return (marks[j / 32] >> (j % 32)) & 1u; }
+};
 
 unsigned grid_for(long long count) {
   return static_cast<unsigned>(std::clamp<long long>((count + kBlock - 1) / kBlock, 1, 65535));
@@ -45,10 +65,13 @@ unsigned grid_for(long long count) {
 std::size_t select_temp_bytes(Ordinal n) {
   std::size_t bytes = 0;
   thrust::counting_iterator<Ordinal> columns(0);
-  KSPMV_CUDA_CHECK(cub::DeviceSelect::Flagged(
-      nullptr, bytes, columns, static_cast<const unsigned char*>(nullptr),
-      static_cast<Ordinal*>(nullptr), static_cast<Ordinal*>(nullptr), n));
+  KSPMV_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, columns, static_cast<Ordinal*>(nullptr),
+                                         static_cast<Ordinal*>(nullptr), n, Marked{nullptr}));
   return bytes;
+}
+
+std::size_t mark_words(Ordinal n) {
+  return (static_cast<std::size_t>(n) + 31) / 32;
 }
 
 std::size_t aligned(std::size_t bytes) {
@@ -58,7 +81,7 @@ std::size_t aligned(std::size_t bytes) {
 }  // namespace
 
 std::size_t HaloFinder::scratch_bytes(Ordinal n, std::size_t max_spans) {
-  return aligned(n) + aligned(n * sizeof(Ordinal)) +
+  return aligned(mark_words(n) * sizeof(unsigned)) + aligned(n * sizeof(Ordinal)) +
          aligned(std::max<std::size_t>(max_spans, 1) * sizeof(Ordinal)) +
          aligned(select_temp_bytes(n));
 }
@@ -68,12 +91,13 @@ HaloFinder::HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_
     : n_(n), own_(own), max_spans_(std::max<std::size_t>(max_spans, 1)), stream_(stream) {
   if (own.size() > static_cast<std::size_t>(part::kMaxStreamSlots))
     throw InvalidArgument("halo: " + std::to_string(own.size()) + " spans of own columns");
-  marks_ = scratch;
-  found_ = reinterpret_cast<Ordinal*>(scratch + aligned(n));
+  marks_ = reinterpret_cast<unsigned*>(scratch);
+  found_ = reinterpret_cast<Ordinal*>(scratch + aligned(mark_words(n) * sizeof(unsigned)));
   span_counts_ = found_ + aligned(n * sizeof(Ordinal)) / sizeof(Ordinal);
   temp_ = reinterpret_cast<unsigned char*>(span_counts_) + aligned(max_spans_ * sizeof(Ordinal));
   temp_bytes_ = select_temp_bytes(n);
-  if (n > 0) KSPMV_CUDA_CHECK(cudaMemsetAsync(marks_, 0, n, stream_));
+  if (n > 0)
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(marks_, 0, mark_words(n) * sizeof(unsigned), stream_));
 }
 
 void HaloFinder::mark(const Ordinal* col, Offset nnz) {
@@ -84,7 +108,9 @@ void HaloFinder::mark(const Ordinal* col, Offset nnz) {
     own.end[own.count++] = s.begin + s.count;
   }
   const bool read_first = nnz >= kReadFirstPerColumn * static_cast<Offset>(n_);
-  mark_kernel<<<grid_for(nnz), kBlock, 0, stream_>>>(col, nnz, own, read_first, marks_);
+  const long long quads = reinterpret_cast<std::uintptr_t>(col) % 16 == 0 ? nnz / 4 : 0;
+  mark_kernel<<<grid_for(std::max<long long>(quads, nnz - 4 * quads)), kBlock, 0, stream_>>>(
+      col, nnz, quads, own, read_first, marks_);
   check_launch("mark_kernel");
 }
 
@@ -97,9 +123,9 @@ void HaloFinder::select(int k, const std::vector<part::Span>& spans) {
   for (const part::Span& s : spans) {
     thrust::counting_iterator<Ordinal> columns(s.begin);
     std::size_t bytes = temp_bytes_;
-    KSPMV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_, bytes, columns, marks_ + s.begin,
-                                                found_ + used_, span_counts_ + spans_.size(),
-                                                s.count, stream_));
+    KSPMV_CUDA_CHECK(cub::DeviceSelect::If(temp_, bytes, columns, found_ + used_,
+                                           span_counts_ + spans_.size(), s.count, Marked{marks_},
+                                           stream_));
     sel.at.push_back(used_);
     spans_.push_back(s);
     used_ += s.count;  // the spans of other devices are disjoint: used_ <= n

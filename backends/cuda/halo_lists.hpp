@@ -18,7 +18,7 @@ namespace kspmv::cuda {
 
 class HaloFinder {
  public:
-  // The scratch it needs for n columns and up to `max_spans` selected spans: n bytes of marks,
+  // The scratch it needs for n columns and up to `max_spans` selected spans: n bits of marks,
   // n indices, the spans' counts and the selection's temporary storage.
   static std::size_t scratch_bytes(Ordinal n, std::size_t max_spans);
   // For a device that owns the x spans `own` of n columns; work is enqueued on `stream`, in
@@ -45,7 +45,7 @@ class HaloFinder {
   std::vector<part::Span> own_;
   std::size_t max_spans_;
   cudaStream_t stream_;
-  unsigned char* marks_;
+  unsigned* marks_;  // a bit a column
   Ordinal *found_, *span_counts_;
   unsigned char* temp_;
   std::size_t temp_bytes_ = 0;
