@@ -124,6 +124,30 @@ TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVe
     }
 }
 
+// Pieces of more than one chunk of columns (2^22 entries, copied a chunk at a time with each
+// chunk's halo marks queued behind it): the lists are still the emulation's.
+TEST(CudaMultiDeviceChunks, HaloListsOverSeveralColumnChunks) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
+  const auto a = random_matrix<double>(1200000, 1200000, 8, 31);
+  ASSERT_GT(a.nnz() / 2, Offset{1} << 22);
+  for (Scheme s : {Scheme::Rows, Scheme::TwoNZ}) {
+    const auto plan = plan_for(a, s, 2);
+    cuda::MultiDeviceSpmv<double> md(pointers(a), plan, {Exchange::Halo, {0, 0}, Kernel::Auto});
+    host::MultiDeviceHost<double> emulation(a, plan, Exchange::Halo);
+    for (int dst = 0; dst < 2; ++dst)
+      for (int src = 0; src < 2; ++src)
+        EXPECT_EQ(md.strategy().halo_count(dst, src), emulation.strategy().halo_count(dst, src))
+            << part::to_string(s) << " " << src << " -> " << dst;
+    const auto x = random_vector<double>(a.ncols, 7);
+    auto y = nan_vector<double>(a.nrows), ref = y;
+    reference::spmv(1.0, a, x.data(), 0.0, ref.data());
+    md.apply(1.0, x.data(), 0.0, y.data());
+    EXPECT_LE(spmv_error(y, ref, 1.0, a, x.data(), 0.0, nan_vector<double>(a.nrows)),
+              reference::tolerance<double>())
+        << part::to_string(s);
+  }
+}
+
 // Device vectors poisoned with NaN, then only what each device must hold uploaded: the exchange
 // delivers every entry the kernels read, and y ends where the strategy says.
 TYPED_TEST(CudaMultiDeviceTest, DistributedVectorsEndWhereEachExchangePutsThem) {

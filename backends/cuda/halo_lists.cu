@@ -87,8 +87,12 @@ std::size_t HaloFinder::scratch_bytes(Ordinal n, std::size_t max_spans) {
 }
 
 HaloFinder::HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_t max_spans,
-                       unsigned char* scratch, cudaStream_t stream)
-    : n_(n), own_(own), max_spans_(std::max<std::size_t>(max_spans, 1)), stream_(stream) {
+                       Offset entries, unsigned char* scratch, cudaStream_t stream)
+    : n_(n),
+      own_(own),
+      max_spans_(std::max<std::size_t>(max_spans, 1)),
+      read_first_(entries >= kReadFirstPerColumn * static_cast<Offset>(n)),
+      stream_(stream) {
   if (own.size() > static_cast<std::size_t>(part::kMaxStreamSlots))
     throw InvalidArgument("halo: " + std::to_string(own.size()) + " spans of own columns");
   marks_ = reinterpret_cast<unsigned*>(scratch);
@@ -107,10 +111,9 @@ void HaloFinder::mark(const Ordinal* col, Offset nnz) {
     own.begin[own.count] = s.begin;
     own.end[own.count++] = s.begin + s.count;
   }
-  const bool read_first = nnz >= kReadFirstPerColumn * static_cast<Offset>(n_);
   const long long quads = reinterpret_cast<std::uintptr_t>(col) % 16 == 0 ? nnz / 4 : 0;
   mark_kernel<<<grid_for(std::max<long long>(quads, nnz - 4 * quads)), kBlock, 0, stream_>>>(
-      col, nnz, quads, own, read_first, marks_);
+      col, nnz, quads, own, read_first_, marks_);
   check_launch("mark_kernel");
 }
 

@@ -21,12 +21,14 @@ class HaloFinder {
   // The scratch it needs for n columns and up to `max_spans` selected spans: n bits of marks,
   // n indices, the spans' counts and the selection's temporary storage.
   static std::size_t scratch_bytes(Ordinal n, std::size_t max_spans);
-  // For a device that owns the x spans `own` of n columns; work is enqueued on `stream`, in
-  // `scratch` (device memory of scratch_bytes(n, max_spans), kept alive until the lists are
-  // copied).
-  HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_t max_spans,
+  // For a device that owns the x spans `own` of n columns, whose marks will see `entries`
+  // columns in all; work is enqueued on `stream`, in `scratch` (device memory of
+  // scratch_bytes(n, max_spans), kept alive until the lists are copied).
+  HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_t max_spans, Offset entries,
              unsigned char* scratch, cudaStream_t stream);
-  // Marks the columns among col[0, nnz) (device memory) outside the device's own spans.
+  // Marks the columns among col[0, nnz) (device memory, 16-byte aligned for the fastest loads)
+  // outside the device's own spans: col holds them when the call is made, or work queued on
+  // `stream` before it writes them.
   void mark(const Ordinal* col, Offset nnz);
   // After every mark: enqueues the list of the marked columns of `spans` (another device's x
   // spans) as list `k` (one call per other device, k = 0, 1, ...).
@@ -44,6 +46,7 @@ class HaloFinder {
   Ordinal n_;
   std::vector<part::Span> own_;
   std::size_t max_spans_;
+  bool read_first_;  // many entries a column: marks are read before they are set
   cudaStream_t stream_;
   unsigned* marks_;  // a bit a column
   Ordinal *found_, *span_counts_;

@@ -65,6 +65,10 @@ int checked_devices(const std::vector<int>& devices) {
   return devices.front();
 }
 
+// Columns copied a chunk at a time, so that the Halo search marks each chunk while the next
+// is copied (16 MB; a multiple of 4 entries keeps the chunks 16-byte aligned for its loads).
+constexpr Offset kColumnChunk = Offset{1} << 22;
+
 // Byte offsets of arrays carved out of one allocation (256-byte aligned).
 class Carve {
  public:
@@ -158,6 +162,7 @@ struct MultiDeviceSpmv<S>::Dev {
   Stream main{kReuse};
   std::vector<Stream> slots;
   Event start{true, kReuse}, kernels_start{true, kReuse}, end{true, kReuse};
+  Event columns{true, kReuse};  // set-up: after the last chunk of columns
   Event arrived{false, kReuse}, x_sent{false, kReuse}, gathered{false, kReuse};
   std::vector<int> pieces;               // plan indices, in stream-slot order
   DeviceBuffer<unsigned char> storage;   // its pieces' CSR arrays and row statistics
@@ -199,10 +204,11 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
 }
 
 // Set-up (see the header), phase by phase (SetupPhases): streams and events; one allocation per
-// device; the columns' copies; per device, on its main stream, the narrowing with the row
-// statistics and the halo search, read back with one wait per device; the halo links; the
-// kernels planned on the device; the values' copies; the kernels planned on the host; one wait
-// per device; the strategy (Auto: timed).
+// device; per device, on its main stream, the narrowing with the row statistics; the columns'
+// copies, a chunk at a time, each chunk's halo marks queued after it; the halo lists, read back
+// with the statistics with one wait per device; the halo links; the kernels planned on the
+// device; the values' copies; the kernels planned on the host; one wait per device; the strategy
+// (Auto: timed).
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
@@ -272,41 +278,29 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     dev.storage = DeviceBuffer<unsigned char>(c.size());
   }
   phases_.allocate = phase();
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    const bool staged = dev->device != source_->device();
-    for (int p : dev->pieces) {
-      const part::Block& b = plan_.blocks[p];
-      Piece& pc = *pieces_[p];
-      copy_to_device(at<Ordinal>(dev->storage, where[p].col), host.col + b.nnz_begin,
-                     b.nnz() * sizeof(Ordinal));
-      if (staged) {
-        copy_to_device(at<Offset>(dev->storage, where[p].rp64), host.row_ptr + b.row_begin,
-                       (b.rows() + 1) * sizeof(Offset));
-        pc.row_ptr64 = at<Offset>(dev->storage, where[p].rp64);
-      } else {
-        pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
-      }
-      if (wants(Exchange::Merge)) pc.partial = at<S>(dev->storage, where[p].partial);
-    }
-  }
-  if (wants(Exchange::Merge))
-    for (std::size_t p = 0; p < pieces_.size(); ++p)
-      if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
-  phases_.columns = phase();
-
-  // On the devices: narrowing and row statistics, halo marks and lists (timed by the events
-  // that every apply records again).
+  // On the devices, queued before the columns' copy so that it runs under it: the narrowing with
+  // the row statistics, and the Halo search's marks of each chunk of columns once it has landed
+  // (the lists follow the last chunk).
   std::vector<std::unique_ptr<HaloFinder>> finders(nd);
   const std::size_t spans = part::halo_column_ranges(plan_).size();
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
+    const bool staged = dev.device != source_->device();
     dev.start.record(dev.main.get());
+    Offset entries = 0;
     for (std::size_t k = 0; k < dev.pieces.size(); ++k) {
       const int p = dev.pieces[k];
       const part::Block& b = plan_.blocks[p];
       Piece& pc = *pieces_[p];
+      if (staged) {
+        copy_to_device(at<Offset>(dev.storage, where[p].rp64), host.row_ptr + b.row_begin,
+                       (b.rows() + 1) * sizeof(Offset));
+        pc.row_ptr64 = at<Offset>(dev.storage, where[p].rp64);
+      } else {
+        pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
+      }
+      if (wants(Exchange::Merge)) pc.partial = at<S>(dev.storage, where[p].partial);
       auto a = std::make_shared<DeviceCsr<S>>();
       a->m = b.rows(), a->n = n_, a->nnz = static_cast<DeviceOffset>(b.nnz());
       a->row_ptr = DeviceBuffer<DeviceOffset>::borrow(at<DeviceOffset>(dev.storage, where[p].rp),
@@ -316,6 +310,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       pc.a = std::move(a);
       narrow_and_profile(pc.row_ptr64, b.rows(), b.nnz_begin, b.nnz_end, pc.a->row_ptr.data(),
                          at<ProfileSums>(dev.storage, sums_at[d]) + k, dev.main.get());
+      entries += b.nnz();
     }
     dev.kernels_start.record(dev.main.get());
     if (wants(Exchange::Halo) && m_ > 0 && n_ > 0) {
@@ -325,12 +320,37 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         dev.scratch.emplace_back(need, kPooled, dev.main.get());
         room = dev.scratch.back().data();
       }
-      finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, room,
-                                                dev.main.get());
-      for (int p : dev.pieces) finders[d]->mark(pieces_[p]->a->col.data(), plan_.blocks[p].nnz());
+      finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, entries,
+                                                room, dev.main.get());
+    }
+  }
+  if (wants(Exchange::Merge))
+    for (std::size_t p = 0; p < pieces_.size(); ++p)
+      if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
+  const double queued = phase();  // set-up work, though it runs during the upload
+
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    for (int p : dev.pieces) {
+      const part::Block& b = plan_.blocks[p];
+      Ordinal* col = at<Ordinal>(dev.storage, where[p].col);
+      for (Offset e = 0; e < b.nnz(); e += kColumnChunk) {
+        const Offset count = std::min(kColumnChunk, b.nnz() - e);
+        copy_to_device(col + e, host.col + b.nnz_begin + e, count * sizeof(Ordinal));
+        if (finders[d]) finders[d]->mark(col + e, count);
+      }
+    }
+    dev.columns.record(dev.main.get());
+  }
+  phases_.columns = phase();
+
+  for (int d = 0; d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    if (finders[d])
       for (int src = 0, k = 0; src < nd; ++src)
         if (src != d) finders[d]->select(k++, part::owned_columns(plan_, src));
-    }
     dev.end.record(dev.main.get());
   }
   std::vector<ProfileSums> sums(pieces_.size());
@@ -351,10 +371,9 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     for (std::size_t k = 0; k < got.size(); ++k) sums[dev.pieces[k]] = got[k];
     phases_.profile_device =
         std::max<double>(phases_.profile_device, dev.kernels_start.elapsed_since(dev.start));
-    phases_.halo_device =
-        std::max<double>(phases_.halo_device, dev.end.elapsed_since(dev.kernels_start));
+    phases_.halo_device = std::max<double>(phases_.halo_device, dev.end.elapsed_since(dev.columns));
   }
-  phases_.profile = phase();
+  phases_.profile = queued + phase();
 
   // Halo: one allocation per device for the links of each pair (lists and buffers); the
   // receiver's list from its finder, the sender's a copy of it.

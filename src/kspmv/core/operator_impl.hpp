@@ -40,11 +40,13 @@ struct SetupPhases {
   double source = 0;          // upload: the matrix's row pointer to the first device
   double streams = 0;         // setup: streams and events (idle ones reused)
   double allocate = 0;        // upload: each device's one allocation
-  double columns = 0;         // upload: column indices (and row pointers of other devices)
-  double profile = 0;         // setup: row pointers narrowed with their statistics, Halo lists
-                              // found, counts read back (one wait per device)
-  double profile_device = 0;  // of which the narrowing and statistics on the slowest device
-  double halo_device = 0;     // and the Halo search there (events)
+  double columns = 0;         // upload: column indices (and row pointers of other devices),
+                              // the narrowing and the Halo marks running on the devices meanwhile
+  double profile = 0;         // setup: the narrowing with its statistics and the Halo search
+                              // queued, the Halo lists found, counts read back (one wait per
+                              // device)
+  double profile_device = 0;  // the narrowing and statistics on the slowest device (events)
+  double halo_device = 0;     // the Halo search there after the last columns landed (events)
   double halo_links = 0;      // setup: the Halo lists' allocation and copies, enqueued
   double values = 0;          // upload: values (after the Halo lists left their room)
   double kernels = 0;         // setup: each piece's kernel planned (cuSPARSE handle, descriptors,
