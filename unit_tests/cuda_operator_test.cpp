@@ -2,6 +2,8 @@
 // skip without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -72,6 +74,29 @@ TEST(CudaOperatorErrors, TimingsAreFilledAfterApply) {
   EXPECT_GE(t.total_ms, t.kernel_ms);
   EXPECT_GT(t.preprocess_ms, 0.0);
 }
+
+#ifdef KSPMV_HAVE_CUDA
+// The memory pool (memory.hpp): buffers under the bytes the pool keeps and over them (those from
+// cudaMalloc) hold what is written to them, also when taken again after a free.
+TEST(CudaMemory, PooledBuffersHoldTheirData) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  cuda::DeviceGuard guard(0);
+  const cuda::Stream s;
+  for (const std::size_t bytes : {std::size_t{1} << 20, cuda::kPoolKeepBytes + 256})
+    for (int round = 0; round < 2; ++round) {
+      const cuda::DeviceBuffer<unsigned char> b(bytes, cuda::kPooled, s.get());
+      ASSERT_NE(b.data(), nullptr);
+      const int value = 0x5a + round;
+      KSPMV_CUDA_CHECK(cudaMemsetAsync(b.data(), value, bytes, s.get()));
+      std::vector<unsigned char> back(bytes);
+      KSPMV_CUDA_CHECK(
+          cudaMemcpyAsync(back.data(), b.data(), bytes, cudaMemcpyDeviceToHost, s.get()));
+      s.synchronize();
+      EXPECT_EQ(std::count(back.begin(), back.end(), value), static_cast<std::ptrdiff_t>(bytes))
+          << bytes << " bytes, round " << round;
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace kspmv::test
