@@ -7,12 +7,14 @@
 #   perf_tests/run_gpu_suite.sh RESULTS_DIR
 #
 # Environment:
-#   SUITE_STEPS      comma list of configure,build,test,sanitize,stress,bench,hbp,hbp-profile,
-#                    hbp-sweep,interop,multi,tpetra,large,beyond,hugetest,gen,read,compare,
+#   SUITE_STEPS      comma list of configure,build,test,sanitize,racecheck,stress,bench,hbp,
+#                    hbp-profile,hbp-sweep,interop,multi,tpetra,large,beyond,hugetest,gen,read,compare,
 #                    kokkos-cuda-build,kokkos-cuda,kokkos-interop,kokkos-bench (default:
-#                    build,test,sanitize,bench,hbp; build implies configure). Split the suite over
-#                    several calls with e.g. SUITE_STEPS=build, then test,sanitize, then bench
-#                    (each well under 10 minutes). "multi" runs multi_gpu_bench and cg_bench on
+#                    build,test,sanitize,racecheck,bench,hbp; build implies configure). Split the
+#                    suite over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
+#                    racecheck, then bench
+#                    (each well under 10 minutes but racecheck: RACECHECK_PART=ring, then =rest,
+#                    splits it in two calls; RACECHECK_FILTER replaces its test filter). "multi" runs multi_gpu_bench and cg_bench on
 #                    every GPU; on a machine of one GPU, on two virtual devices of it (--devices
 #                    0,0, which MULTI_ARGS / CG_ARGS may override): multi_gpu_bench's rows carry
 #                    the set-up in single-GPU SpMVs and the cost model's prediction for two GPUs,
@@ -95,7 +97,7 @@ RESULTS=${1:?usage: run_gpu_suite.sh RESULTS_DIR}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
-STEPS=",${SUITE_STEPS:-build,test,sanitize,bench,hbp},"
+STEPS=",${SUITE_STEPS:-build,test,sanitize,racecheck,bench,hbp},"
 BUILD=${BUILD_DIR:-$REPO/build-gpu}
 PREFIX=$REPO/.prefix
 LOG=$RESULTS/suite.log
@@ -190,7 +192,7 @@ if want build; then
 fi
 
 TESTS=$BUILD/unit_tests/kspmv_tests
-if want test || want sanitize; then
+if want test || want sanitize || want racecheck; then
   STEP=gpu-check
   run nvidia-smi
   run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
@@ -208,12 +210,18 @@ if want test; then
   run ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" -E '\.'  # non-gtest tests
 fi
 
-if want sanitize; then
+# memcheck (step sanitize, about 2 minutes on an H100) and racecheck (step racecheck, over 10
+# minutes there: the ring test took 4 minutes in float alone) are separate steps, so that
+# each fits one call of the device; both write sanitizer.log (racecheck appends).
+if want sanitize || want racecheck; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
-  : >"$SAN"
-  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*:CudaDeviceStats*'
-  for tool in memcheck racecheck; do
+  want sanitize && : >"$SAN"
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*:CudaDeviceStats*:CudaMemory*'
+  tools=()
+  want sanitize && tools+=(memcheck)
+  want racecheck && tools+=(racecheck)
+  for tool in "${tools[@]}"; do
     # The multi-device tests (CG: thousands of small launches) are too slow under racecheck;
     # memcheck covers them.
     [[ $tool == memcheck ]] && FILTER+=':CudaMultiDevice*:*MultiDeviceOperator*'
@@ -221,6 +229,8 @@ if want sanitize; then
     # The HBP baselines' CUB block sort takes minutes under racecheck on the whole test set:
     # racecheck checks it in the float test only, memcheck in both.
     [[ $tool == racecheck ]] && FILTER+='-CudaHbp/1.GpuBaselinesEqualHostBaselines'
+    [[ $tool == racecheck && ${RACECHECK_PART:-} == ring ]] && FILTER='CudaRing*'
+    [[ $tool == racecheck && ${RACECHECK_PART:-} == rest ]] && FILTER+=':CudaRing*'  # excluded
     [[ $tool == racecheck && -n ${RACECHECK_FILTER:-} ]] && FILTER=$RACECHECK_FILTER
     # cuSPARSE's own csrmv kernel reports shared-memory hazards under racecheck; they are the
     # library's, not ours, so racecheck looks at kspmv's kernels only (memcheck checks all).
