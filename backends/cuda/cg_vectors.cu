@@ -209,20 +209,13 @@ class DeviceCgVectors final : public CgVectors<S> {
     start_ = std::make_unique<Event>();
   }
   ~DeviceCgVectors() override {
-    for (std::size_t k = 0; k < parts_.size(); ++k) {
-      int previous = 0;
-      const bool switched = cudaGetDevice(&previous) == cudaSuccess &&
-                            cudaSetDevice(l_.parts[k].device) == cudaSuccess;
-      parts_[k].reset();
-      if (switched) cudaSetDevice(previous);
-    }
-    int previous = 0;
-    const bool switched =
-        cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(l_.parts[0].device) == cudaSuccess;
-    for (auto& e : events_) e.reset();
-    start_.reset();
-    snaps_ = PinnedBuffer<Head>();
-    if (switched) cudaSetDevice(previous);
+    for (std::size_t k = 0; k < parts_.size(); ++k)
+      on_device_noexcept(l_.parts[k].device, [&] { parts_[k].reset(); });
+    on_device_noexcept(l_.parts[0].device, [&] {
+      for (auto& e : events_) e.reset();
+      start_.reset();
+      snaps_ = PinnedBuffer<Head>();
+    });
   }
 
   const DistributedVector<S>& x() const override { return l_.x; }

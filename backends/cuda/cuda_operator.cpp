@@ -248,11 +248,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     timings_.setup_ms = timings_.preprocess_ms - timings_.upload_ms;
   }
   ~DeviceOperator() override {
-    int previous = 0;
-    const bool switched =
-        cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(device_) == cudaSuccess;
-    r_.reset();
-    if (switched) cudaSetDevice(previous);
+    on_device_noexcept(device_, [&] { r_.reset(); });
   }
 
   void apply_host(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) override {

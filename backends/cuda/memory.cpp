@@ -148,24 +148,23 @@ void* pool_malloc(std::size_t bytes, cudaStream_t stream) {
 void pool_free(void* p) noexcept {
   if (!p) return;
   cudaPointerAttributes at{};
-  int previous = 0;
-  if (cudaPointerGetAttributes(&at, p) != cudaSuccess || cudaGetDevice(&previous) != cudaSuccess) {
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
     cudaGetLastError();
     return;
   }
-  if (at.device != previous) cudaSetDevice(at.device);
   cudaMemPool_t pool = nullptr;
   try {
     pool = pool_of(at.device);  // made when p was allocated: no CUDA call here
   } catch (...) {
   }
-  if (pool) {
-    cudaDeviceSynchronize();
-    cudaFreeAsync(p, cudaStreamLegacy);
-  } else {
-    cudaFree(p);
-  }
-  if (at.device != previous) cudaSetDevice(previous);
+  on_device_noexcept(at.device, [&] {
+    if (pool) {
+      cudaDeviceSynchronize();
+      cudaFreeAsync(p, cudaStreamLegacy);
+    } else {
+      cudaFree(p);
+    }
+  });
 }
 
 PinnedRange::PinnedRange(const void* p, std::size_t bytes) {

@@ -24,6 +24,16 @@ class DeviceGuard {
   bool changed_ = false;
 };
 
+// Runs f with `device` current, for destructors: errors are ignored, never thrown.
+template <class F>
+void on_device_noexcept(int device, F&& f) noexcept {
+  int previous = 0;
+  const bool switched =
+      cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
+  f();
+  if (switched) cudaSetDevice(previous);
+}
+
 void* device_malloc(std::size_t bytes);  // DeviceOutOfMemory on failure
 void device_free(void* p) noexcept;
 // Stream-ordered device memory from kspmv's own pool of the current device, for set-up scratch
@@ -34,7 +44,7 @@ void device_free(void* p) noexcept;
 // queued so far. Devices without memory pools get cudaMalloc. DeviceOutOfMemory on failure.
 // DeviceBuffer takes larger requests than kPoolKeepBytes from cudaMalloc: memory the pool has
 // to map anew costs more than a cudaMalloc (128 MB: 0.18 against 0.07 ms; the halo links of
-// the k-mer family, 0.7 GB, took 1.4-2.2 ms from the pool against 0.4 ms).
+// the uniform and k-mer families, 0.2-0.7 GB a device, took up to 1.4 and 2.2 ms from the pool).
 inline constexpr std::size_t kPoolKeepBytes = std::size_t{256} << 20;
 void* pool_malloc(std::size_t bytes, cudaStream_t stream);
 // Waits for the owning device's work, as cudaFree does, then gives p back to its pool.

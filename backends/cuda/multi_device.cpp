@@ -23,16 +23,6 @@ using part::Span;
 
 namespace {
 
-// Runs f with `device` current, for destructors: errors are ignored, never thrown.
-template <class F>
-void on_device_noexcept(int device, F&& f) noexcept {
-  int previous = 0;
-  const bool switched =
-      cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
-  f();
-  if (switched) cudaSetDevice(previous);
-}
-
 void wait(cudaStream_t s, const Event& e) {
   KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, e.get(), 0));
 }
@@ -278,31 +268,36 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     dev.storage = DeviceBuffer<unsigned char>(c.size());
   }
   phases_.allocate = phase();
+  for (auto& dev : devs_) {  // each piece's rows of the 64-bit row pointer, on its device
+    DeviceGuard guard(dev->device);
+    for (int p : dev->pieces) {
+      const part::Block& b = plan_.blocks[p];
+      Piece& pc = *pieces_[p];
+      if (dev->device == source_->device()) {
+        pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
+        continue;
+      }
+      pc.row_ptr64 = at<Offset>(dev->storage, where[p].rp64);
+      copy_to_device(at<Offset>(dev->storage, where[p].rp64), host.row_ptr + b.row_begin,
+                     (b.rows() + 1) * sizeof(Offset));
+    }
+  }
+  const double staged = phase();  // upload, with the columns
+
   // On the devices, queued before the columns' copy so that it runs under it: the narrowing with
   // the row statistics, and the Halo search's marks of each chunk of columns once it has landed
   // (the lists follow the last chunk).
   std::vector<std::unique_ptr<HaloFinder>> finders(nd);
   const std::size_t spans = part::halo_column_ranges(plan_).size();
-  double staged_ms = 0;  // the row pointers' copies to other devices: upload
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    const bool staged = dev.device != source_->device();
     dev.start.record(dev.main.get());
     Offset entries = 0;
     for (std::size_t k = 0; k < dev.pieces.size(); ++k) {
       const int p = dev.pieces[k];
       const part::Block& b = plan_.blocks[p];
       Piece& pc = *pieces_[p];
-      if (staged) {
-        const auto t0 = Clock::now();
-        copy_to_device(at<Offset>(dev.storage, where[p].rp64), host.row_ptr + b.row_begin,
-                       (b.rows() + 1) * sizeof(Offset));
-        staged_ms += ms_since(t0);
-        pc.row_ptr64 = at<Offset>(dev.storage, where[p].rp64);
-      } else {
-        pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
-      }
       if (wants(Exchange::Merge)) pc.partial = at<S>(dev.storage, where[p].partial);
       auto a = std::make_shared<DeviceCsr<S>>();
       a->m = b.rows(), a->n = n_, a->nnz = static_cast<DeviceOffset>(b.nnz());
@@ -330,7 +325,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   if (wants(Exchange::Merge))
     for (std::size_t p = 0; p < pieces_.size(); ++p)
       if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
-  const double queued = phase() - staged_ms;  // set-up work, though it runs during the upload
+  const double queued = phase();  // set-up work, though it runs during the upload
 
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
@@ -346,7 +341,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     }
     dev.columns.record(dev.main.get());
   }
-  phases_.columns = phase() + staged_ms;
+  phases_.columns = staged + phase();
 
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
