@@ -79,19 +79,14 @@ struct Result {
 
 // The set-up's phases as JSON keys (setup_<phase>_ms), in the order they run.
 const std::vector<std::pair<const char*, double SetupPhases::*>> kPhases = {
-    {"longest_row", &SetupPhases::longest_row},
-    {"plan", &SetupPhases::plan},
-    {"source", &SetupPhases::source},
-    {"streams", &SetupPhases::streams},
-    {"allocate", &SetupPhases::allocate},
-    {"columns", &SetupPhases::columns},
-    {"profile", &SetupPhases::profile},
-    {"profile_device", &SetupPhases::profile_device},
-    {"halo_device", &SetupPhases::halo_device},
-    {"halo_links", &SetupPhases::halo_links},
-    {"values", &SetupPhases::values},
-    {"kernels", &SetupPhases::kernels},
-    {"finish", &SetupPhases::finish}};
+    {"longest_row", &SetupPhases::longest_row}, {"plan", &SetupPhases::plan},
+    {"source", &SetupPhases::source},           {"streams", &SetupPhases::streams},
+    {"allocate", &SetupPhases::allocate},       {"columns", &SetupPhases::columns},
+    {"profile", &SetupPhases::profile},         {"profile_device", &SetupPhases::profile_device},
+    {"halo_device", &SetupPhases::halo_device}, {"halo_links", &SetupPhases::halo_links},
+    {"values", &SetupPhases::values},           {"kernels", &SetupPhases::kernels},
+    {"finish", &SetupPhases::finish},           {"overlap", &SetupPhases::overlap},
+};
 
 std::string kernels_of(const std::vector<PartInfo>& parts) {
   std::string k;

@@ -19,6 +19,7 @@
 #include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
+#include "backends/cuda/upload_thread.hpp"
 #endif
 
 namespace kspmv::test {
@@ -95,6 +96,41 @@ TEST(CudaMemory, PooledBuffersHoldTheirData) {
       EXPECT_EQ(std::count(back.begin(), back.end(), value), static_cast<std::ptrdiff_t>(bytes))
           << bytes << " bytes, round " << round;
     }
+}
+
+// The upload thread (upload_thread.hpp): what wait(k) promised has landed, in order; a copy that
+// fails is reported by wait and finish, not lost, and an upload let go early stops and joins.
+TEST(CudaUploadThread, CopiesLandInOrderAndErrorsReachTheCaller) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  cuda::DeviceGuard guard(0);
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<std::vector<double>> host;
+  std::vector<cuda::DeviceBuffer<double>> dev;
+  std::vector<cuda::UploadThread::Copy> copies;
+  for (int k = 0; k < 4; ++k) {
+    host.push_back(random_vector<double>(n, 40 + k));
+    dev.emplace_back(n);
+    copies.push_back({0, dev.back().data(), host.back().data(), n * sizeof(double)});
+  }
+  cuda::UploadThread upload(copies);
+  for (std::size_t k = 0; k < copies.size(); ++k) {
+    EXPECT_GE(upload.wait(k + 1), 0.0);
+    std::vector<double> back(n, -1);  // on another stream: wait(k + 1) says the bytes are there
+    const cuda::Stream s;
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(back.data(), dev[k].data(), n * sizeof(double),
+                                     cudaMemcpyDeviceToHost, s.get()));
+    s.synchronize();
+    EXPECT_EQ(back, host[k]) << "copy " << k;
+  }
+  EXPECT_GE(upload.finish(), 0.0);
+  EXPECT_GT(upload.copy_ms(0, copies.size()), 0.0);
+
+  copies.insert(copies.begin() + 1, {0, nullptr, host[0].data(), n * sizeof(double)});  // fails
+  cuda::UploadThread failing(copies);
+  EXPECT_NO_THROW(failing.wait(1));
+  EXPECT_THROW(failing.wait(2), CudaError);
+  EXPECT_THROW(failing.finish(), CudaError);
+  { const cuda::UploadThread dropped(copies); }  // joins without waiting for the caller
 }
 #endif
 

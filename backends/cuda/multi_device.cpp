@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/halo_lists.hpp"
 #include "backends/cuda/row_profile.hpp"
+#include "backends/cuda/upload_thread.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
 #include "kspmv/core/timer.hpp"
@@ -194,11 +195,11 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
 }
 
 // Set-up (see the header), phase by phase (SetupPhases): streams and events; one allocation per
-// device; per device, on its main stream, the narrowing with the row statistics; the columns'
-// copies, a chunk at a time, each chunk's halo marks queued after it; the halo lists, read back
-// with the statistics with one wait per device; the halo links; the kernels planned on the
-// device; the values' copies; the kernels planned on the host; one wait per device; the strategy
-// (Auto: timed).
+// device; the Halo search's scratch; the upload started on its own thread (the columns, a chunk
+// at a time, then the values); meanwhile, per device on its main stream, the narrowing with the
+// row statistics, each chunk's Halo marks once it has landed, the Halo lists, read back with the
+// statistics with one wait per device, the Halo links and the kernels planned on the device; the
+// upload's end; the kernels planned on the host; one wait per device; the strategy (Auto: timed).
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
@@ -238,9 +239,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   // Upload: one allocation per device for what it keeps (its pieces' 32-bit row pointers,
   // columns and values, Merge's partials and, on device 0, the other devices' partials) and for
   // the set-up's own needs (the sums of the pieces' row statistics, together; a copy of their
-  // rows of the 64-bit row pointer where the source's is on another CUDA device), then the
-  // columns. The values come last: until then their room is the halo search's scratch, so that
-  // the set-up allocates nothing large.
+  // rows of the 64-bit row pointer where the source's is on another CUDA device).
   struct Where {
     std::size_t rp, col, val, rp64, partial, inbox;
   };
@@ -284,11 +283,62 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   }
   const double staged = phase();  // upload, with the columns
 
-  // On the devices, queued before the columns' copy so that it runs under it: the narrowing with
-  // the row statistics, and the Halo search's marks of each chunk of columns once it has landed
-  // (the lists follow the last chunk).
-  std::vector<std::unique_ptr<HaloFinder>> finders(nd);
+  // The Halo search's scratch, from the pool; where the device has no memory left for it, the
+  // values' room, and the values then wait for the lists to leave it.
   const std::size_t spans = part::halo_column_ranges(plan_).size();
+  const std::size_t halo_bytes =
+      wants(Exchange::Halo) && m_ > 0 && n_ > 0 ? HaloFinder::scratch_bytes(n_, spans) : 0;
+  std::vector<unsigned char*> halo_room(nd, nullptr);
+  bool values_wait = false;
+  for (int d = 0; halo_bytes > 0 && d < nd; ++d) {
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    try {
+      dev.scratch.emplace_back(halo_bytes, kPooled, dev.main.get());
+      halo_room[d] = dev.scratch.back().data();
+    } catch (const DeviceOutOfMemory&) {
+      if (values_end[d] - values_at[d] < halo_bytes) throw;
+      halo_room[d] = dev.storage.data() + values_at[d];
+      values_wait = true;
+    }
+  }
+
+  // The upload on a thread of its own: the columns, a chunk at a time, then the values (unless
+  // they wait). Meanwhile this thread queues the set-up's work on the devices: the narrowing with
+  // the row statistics at once, the Halo marks of each chunk once it has landed, then the lists
+  // and the kernels' plans, so that all of it runs while the matrix crosses.
+  struct Chunk {
+    int dev;
+    const Ordinal* col;
+    Offset count;
+  };
+  std::vector<Chunk> chunks;
+  std::vector<UploadThread::Copy> copies;
+  for (int d = 0; d < nd; ++d)
+    for (int p : devs_[d]->pieces) {
+      const part::Block& b = plan_.blocks[p];
+      Ordinal* col = at<Ordinal>(devs_[d]->storage, where[p].col);
+      for (Offset e = 0; e < b.nnz(); e += kColumnChunk) {
+        const Offset count = std::min(kColumnChunk, b.nnz() - e);
+        chunks.push_back({d, col + e, count});
+        copies.push_back(
+            {devs_[d]->device, col + e, host.col + b.nnz_begin + e, count * sizeof(Ordinal)});
+      }
+    }
+  const auto values_copy = [&](const Dev& dev, int p) {
+    const part::Block& b = plan_.blocks[p];
+    return UploadThread::Copy{dev.device, at<S>(dev.storage, where[p].val), host.val + b.nnz_begin,
+                              b.nnz() * sizeof(S)};
+  };
+  const std::size_t ncolumns = copies.size();
+  if (!values_wait)
+    for (const auto& dev : devs_)
+      for (int p : dev->pieces) copies.push_back(values_copy(*dev, p));
+  const std::size_t ncopies = copies.size();
+  UploadThread upload(std::move(copies));
+  double waited = 0;  // for the upload's copies
+
+  std::vector<std::unique_ptr<HaloFinder>> finders(nd);
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
@@ -311,37 +361,25 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       entries += b.nnz();
     }
     dev.kernels_start.record(dev.main.get());
-    if (wants(Exchange::Halo) && m_ > 0 && n_ > 0) {
-      unsigned char* room = dev.storage.data() + values_at[d];
-      const std::size_t need = HaloFinder::scratch_bytes(n_, spans);
-      if (values_end[d] - values_at[d] < need) {
-        dev.scratch.emplace_back(need, kPooled, dev.main.get());
-        room = dev.scratch.back().data();
-      }
+    if (halo_room[d])
       finders[d] = std::make_unique<HaloFinder>(n_, part::owned_columns(plan_, d), spans, entries,
-                                                room, dev.main.get());
-    }
+                                                halo_room[d], dev.main.get());
   }
   if (wants(Exchange::Merge))
     for (std::size_t p = 0; p < pieces_.size(); ++p)
       if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
-  const double queued = phase();  // set-up work, though it runs during the upload
-
-  for (int d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
-    DeviceGuard guard(dev.device);
-    for (int p : dev.pieces) {
-      const part::Block& b = plan_.blocks[p];
-      Ordinal* col = at<Ordinal>(dev.storage, where[p].col);
-      for (Offset e = 0; e < b.nnz(); e += kColumnChunk) {
-        const Offset count = std::min(kColumnChunk, b.nnz() - e);
-        copy_to_device(col + e, host.col + b.nnz_begin + e, count * sizeof(Ordinal));
-        if (finders[d]) finders[d]->mark(col + e, count);
-      }
-    }
-    dev.columns.record(dev.main.get());
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const Chunk& c = chunks[k];
+    if (!finders[c.dev]) continue;
+    waited += upload.wait(k + 1);
+    DeviceGuard guard(devs_[c.dev]->device);
+    finders[c.dev]->mark(c.col, c.count);
   }
-  phases_.columns = staged + phase();
+  waited += upload.wait(ncolumns);  // the kernels' plans read the columns
+  for (auto& dev : devs_) {
+    DeviceGuard guard(dev->device);
+    dev->columns.record(dev->main.get());
+  }
 
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
@@ -371,7 +409,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         std::max<double>(phases_.profile_device, dev.kernels_start.elapsed_since(dev.start));
     phases_.halo_device = std::max<double>(phases_.halo_device, dev.end.elapsed_since(dev.columns));
   }
-  phases_.profile = queued + phase();
+  phases_.profile = phase() - waited;
 
   // Halo: one allocation per device for the links of each pair (lists and buffers); the
   // receiver's list from its finder, the sender's a copy of it.
@@ -451,14 +489,21 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   }
   phases_.kernels = phase();
 
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, dev->arrived.get(), 0));
-    for (int p : dev->pieces)
-      copy_to_device(at<S>(dev->storage, where[p].val), host.val + plan_.blocks[p].nnz_begin,
-                     plan_.blocks[p].nnz() * sizeof(S));
-  }
+  if (values_wait)  // here, once the Halo lists have left their room
+    for (auto& dev : devs_) {
+      DeviceGuard guard(dev->device);
+      KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, dev->arrived.get(), 0));
+      for (int p : dev->pieces) {
+        const UploadThread::Copy c = values_copy(*dev, p);
+        copy_to_device(c.dst, c.src, c.bytes);
+      }
+    }
   phases_.values = phase();
+  upload.finish();
+  waited += phase();
+  phases_.columns = staged + upload.copy_ms(0, ncolumns);
+  if (!values_wait) phases_.values = upload.copy_ms(ncolumns, ncopies);
+  phases_.overlap = upload.copy_ms(0, ncopies) - waited;
 
   for (auto& pc : pieces_) {  // an explicit kernel that plans on the host, from a host copy
     const part::Block& b = pc->block;
@@ -482,8 +527,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   timings_.assign(nd, DeviceTimings{});
   phases_.finish = phase();
   upload_ms_ = phases_.allocate + phases_.columns + phases_.values;
-  setup_ms_ =
-      phases_.streams + phases_.profile + phases_.halo_links + phases_.kernels + phases_.finish;
+  setup_ms_ = phases_.streams + phases_.profile + phases_.halo_links + phases_.kernels +
+              phases_.finish - phases_.overlap;  // the construction's time beyond the upload's
   if (candidates.size() == 1)
     use(candidates.front());
   else

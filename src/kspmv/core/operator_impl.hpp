@@ -33,25 +33,31 @@ struct DeviceTimings {
 
 // Multi-device operators: where the preprocessing went, in the order it runs (host clock, ms).
 // A phase ends when the host next waits for the devices' work; the device time of the work
-// the profile phase waits for is given apart.
+// the profile phase waits for is given apart. The copies run on a thread of their own while the
+// set-up's phases run: Timings::setup_ms is streams + profile + halo_links + kernels + finish
+// - overlap, the construction's time beyond the partition's and the upload's.
 struct SetupPhases {
   double longest_row = 0;     // partition: LRA's longest row of the matrix, found on the device
   double plan = 0;            // partition: the plan, on the host
   double source = 0;          // upload: the matrix's row pointer to the first device
   double streams = 0;         // setup: streams and events (idle ones reused)
   double allocate = 0;        // upload: each device's one allocation
-  double columns = 0;         // upload: column indices (and row pointers of other devices),
-                              // the narrowing and the Halo marks running on the devices meanwhile
-  double profile = 0;         // setup: the narrowing with its statistics and the Halo search
-                              // queued, the Halo lists found, counts read back (one wait per
-                              // device)
+  double columns = 0;         // upload: row pointers of other devices, then column indices,
+                              // these copied on the upload's own thread
+  double profile = 0;         // setup: the Halo search's scratch, the narrowing with its
+                              // statistics and the Halo marks and lists queued, counts read
+                              // back (one wait per device), less the waits for the columns
   double profile_device = 0;  // the narrowing and statistics on the slowest device (events)
-  double halo_device = 0;     // the Halo search there after the last columns landed (events)
+  double halo_device = 0;     // the Halo search there after the last marks were queued (events)
   double halo_links = 0;      // setup: the Halo lists' allocation and copies, enqueued
-  double values = 0;          // upload: values (after the Halo lists left their room)
+  double values = 0;          // upload: values, on the upload's thread (where the Halo search
+                              // had no memory of its own, after its lists left their room)
   double kernels = 0;         // setup: each piece's kernel planned (cuSPARSE handle, descriptors,
                               // buffer and analysis; long-row plans, which wait)
   double finish = 0;          // setup: waiting for the devices, set-up scratch freed
+  double overlap = 0;         // the copies' time less the set-up's waits for them: the set-up's
+                              // work done while the matrix crossed, which setup leaves out
+                              // (negative where the upload's thread cost more than it hid)
 };
 
 // Milliseconds of the last apply (and of the one-time preprocessing).
