@@ -98,37 +98,50 @@ TEST(CudaMemory, PooledBuffersHoldTheirData) {
     }
 }
 
-// The upload thread (upload_thread.hpp): what wait(k) promised has landed, in order; a copy that
-// fails is reported by wait and finish, not lost, and an upload let go early stops and joins.
+// The upload thread (upload_thread.hpp): a stream made to wait for copy k, or the host after
+// landed(k), sees its bytes, copies of several staging slots each, more slots' worth than the
+// staging holds; a copy that fails is reported by then and finish, not lost, and an upload let
+// go early stops and joins.
 TEST(CudaUploadThread, CopiesLandInOrderAndErrorsReachTheCaller) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   cuda::DeviceGuard guard(0);
-  const std::size_t n = std::size_t{1} << 20;
+  const std::size_t n = cuda::UploadThread::kSlotBytes * 3 / 2 / sizeof(double) + 5;
   std::vector<std::vector<double>> host;
   std::vector<cuda::DeviceBuffer<double>> dev;
   std::vector<cuda::UploadThread::Copy> copies;
-  for (int k = 0; k < 4; ++k) {
-    host.push_back(random_vector<double>(n, 40 + k));
+  for (int k = 0; k < cuda::UploadThread::kSlots + 1; ++k) {
+    host.push_back(random_vector<double>(n - k, 40 + k));
     dev.emplace_back(n);
-    copies.push_back({0, dev.back().data(), host.back().data(), n * sizeof(double)});
+    copies.push_back({0, dev.back().data(), host.back().data(), (n - k) * sizeof(double)});
   }
-  cuda::UploadThread upload(copies);
-  for (std::size_t k = 0; k < copies.size(); ++k) {
-    EXPECT_GE(upload.wait(k + 1), 0.0);
-    std::vector<double> back(n, -1);  // on another stream: wait(k + 1) says the bytes are there
+  const auto back_of = [&](std::size_t k, cudaStream_t s) {
+    std::vector<double> back(n - k, -1);
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(back.data(), dev[k].data(), back.size() * sizeof(double),
+                                     cudaMemcpyDeviceToHost, s));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(s));
+    return back;
+  };
+  {
+    cuda::UploadThread upload(copies);
     const cuda::Stream s;
-    KSPMV_CUDA_CHECK(cudaMemcpyAsync(back.data(), dev[k].data(), n * sizeof(double),
-                                     cudaMemcpyDeviceToHost, s.get()));
-    s.synchronize();
-    EXPECT_EQ(back, host[k]) << "copy " << k;
+    for (std::size_t k = 0; k < copies.size(); ++k) {
+      if (k % 2 == 0) {
+        EXPECT_GE(upload.then(k, s.get()), 0.0);
+      } else {
+        EXPECT_GE(upload.landed(k), 0.0);
+      }
+      EXPECT_EQ(back_of(k, s.get()), host[k]) << "copy " << k;
+    }
+    EXPECT_GE(upload.finish(), 0.0);
+    EXPECT_GT(upload.total_ms(), 0.0);
+    for (std::size_t k = 1; k <= copies.size(); ++k)
+      EXPECT_GE(upload.queued_ms(k), upload.queued_ms(k - 1));
   }
-  EXPECT_GE(upload.finish(), 0.0);
-  EXPECT_GT(upload.copy_ms(0, copies.size()), 0.0);
-
   copies.insert(copies.begin() + 1, {0, nullptr, host[0].data(), n * sizeof(double)});  // fails
   cuda::UploadThread failing(copies);
-  EXPECT_NO_THROW(failing.wait(1));
-  EXPECT_THROW(failing.wait(2), CudaError);
+  const cuda::Stream s;
+  EXPECT_NO_THROW(failing.then(0, s.get()));
+  EXPECT_THROW(failing.then(1, s.get()), CudaError);
   EXPECT_THROW(failing.finish(), CudaError);
   { const cuda::UploadThread dropped(copies); }  // joins without waiting for the caller
 }

@@ -188,7 +188,7 @@ class PinnedRange {
 // holder's work follows that work.
 struct Reuse {};
 inline constexpr Reuse kReuse{};
-enum class Idle { Stream, TimingEvent, Event, Cusparse };
+enum class Idle { Stream, TimingEvent, Event, Cusparse, Staging };  // Staging: any device (-1)
 // An idle handle of `kind` on `device`, or nullptr when there is none (the caller creates one).
 void* take_idle(Idle kind, int device);
 // Keeps `handle` (of `kind`, made on `device`) for the next take_idle.

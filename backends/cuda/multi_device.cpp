@@ -314,6 +314,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   };
   std::vector<Chunk> chunks;
   std::vector<UploadThread::Copy> copies;
+  std::vector<std::ptrdiff_t> last_columns(nd, -1);  // each device's last copy of columns
   for (int d = 0; d < nd; ++d)
     for (int p : devs_[d]->pieces) {
       const part::Block& b = plan_.blocks[p];
@@ -323,6 +324,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         chunks.push_back({d, col + e, count});
         copies.push_back(
             {devs_[d]->device, col + e, host.col + b.nnz_begin + e, count * sizeof(Ordinal)});
+        last_columns[d] = static_cast<std::ptrdiff_t>(copies.size()) - 1;
       }
     }
   const auto values_copy = [&](const Dev& dev, int p) {
@@ -334,7 +336,6 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   if (!values_wait)
     for (const auto& dev : devs_)
       for (int p : dev->pieces) copies.push_back(values_copy(*dev, p));
-  const std::size_t ncopies = copies.size();
   UploadThread upload(std::move(copies));
   double waited = 0;  // for the upload's copies
 
@@ -371,14 +372,15 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     const Chunk& c = chunks[k];
     if (!finders[c.dev]) continue;
-    waited += upload.wait(k + 1);
     DeviceGuard guard(devs_[c.dev]->device);
+    waited += upload.then(k, devs_[c.dev]->main.get());
     finders[c.dev]->mark(c.col, c.count);
   }
-  waited += upload.wait(ncolumns);  // the kernels' plans read the columns
-  for (auto& dev : devs_) {
-    DeviceGuard guard(dev->device);
-    dev->columns.record(dev->main.get());
+  for (int d = 0; d < nd; ++d) {  // the lists and the kernels' plans read every column
+    Dev& dev = *devs_[d];
+    DeviceGuard guard(dev.device);
+    if (last_columns[d] >= 0) waited += upload.landed(last_columns[d]);
+    dev.columns.record(dev.main.get());
   }
 
   for (int d = 0; d < nd; ++d) {
@@ -489,6 +491,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   }
   phases_.kernels = phase();
 
+  upload.finish();
+  waited += phase();
   if (values_wait)  // here, once the Halo lists have left their room
     for (auto& dev : devs_) {
       DeviceGuard guard(dev->device);
@@ -498,12 +502,10 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         copy_to_device(c.dst, c.src, c.bytes);
       }
     }
-  phases_.values = phase();
-  upload.finish();
-  waited += phase();
-  phases_.columns = staged + upload.copy_ms(0, ncolumns);
-  if (!values_wait) phases_.values = upload.copy_ms(ncolumns, ncopies);
-  phases_.overlap = upload.copy_ms(0, ncopies) - waited;
+  const double values_here = phase();
+  phases_.columns = staged + upload.queued_ms(ncolumns);
+  phases_.values = values_wait ? values_here : upload.total_ms() - upload.queued_ms(ncolumns);
+  phases_.overlap = upload.total_ms() - waited;
 
   for (auto& pc : pieces_) {  // an explicit kernel that plans on the host, from a host copy
     const part::Block& b = pc->block;

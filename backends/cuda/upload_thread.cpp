@@ -1,5 +1,7 @@
 #include "backends/cuda/upload_thread.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -9,7 +11,10 @@
 namespace kspmv::cuda {
 
 UploadThread::UploadThread(std::vector<Copy> copies)
-    : copies_(std::move(copies)), ms_(copies_.size(), 0), thread_([this] { run(); }) {}
+    : copies_(std::move(copies)),
+      landed_(copies_.size()),
+      queued_ms_(copies_.size(), 0),
+      thread_([this] { run(); }) {}
 
 UploadThread::~UploadThread() {
   {
@@ -20,54 +25,100 @@ UploadThread::~UploadThread() {
 }
 
 void UploadThread::run() noexcept {
+  const auto t0 = Clock::now();
+  struct Lane {  // a device's stream, and the events after each staging slot's last copy
+    int device;
+    Stream stream;
+    std::vector<Event> slot_free;
+  };
+  std::vector<Lane> lanes;
+  std::vector<int> slot_lane(kSlots, -1);  // the lane whose copy last read the slot
+  unsigned char* staging = nullptr;
   try {
-    std::vector<std::pair<int, Stream>> streams;  // one per device, made on first use
+    staging = static_cast<unsigned char*>(take_idle(Idle::Staging, -1));
+    if (!staging) staging = static_cast<unsigned char*>(pinned_malloc(kSlots * kSlotBytes));
+    int slot = 0;
     for (std::size_t k = 0; k < copies_.size(); ++k) {
       {
         const std::lock_guard<std::mutex> lock(mutex_);
-        if (stop_) return;
+        if (stop_) break;
       }
       const Copy& c = copies_[k];
       DeviceGuard guard(c.device);
-      auto s = streams.begin();
-      while (s != streams.end() && s->first != c.device) ++s;
-      if (s == streams.end()) s = streams.emplace(s, c.device, Stream(kReuse));
-      const auto t0 = Clock::now();
-      copy_to_device(c.dst, c.src, c.bytes, s->second.get());
-      ms_[k] = ms_since(t0);
+      int l = 0;
+      while (l < static_cast<int>(lanes.size()) && lanes[l].device != c.device) ++l;
+      if (l == static_cast<int>(lanes.size())) {
+        lanes.push_back({c.device, Stream(kReuse), {}});
+        for (int s = 0; s < kSlots; ++s) lanes.back().slot_free.emplace_back(false, kReuse);
+      }
+      Lane& lane = lanes[l];
+      const auto* src = static_cast<const unsigned char*>(c.src);
+      auto* dst = static_cast<unsigned char*>(c.dst);
+      for (std::size_t at = 0; at < c.bytes; at += kSlotBytes, slot = (slot + 1) % kSlots) {
+        const std::size_t n = std::min(kSlotBytes, c.bytes - at);
+        if (slot_lane[slot] >= 0) lanes[slot_lane[slot]].slot_free[slot].synchronize();
+        unsigned char* room = staging + slot * kSlotBytes;
+        std::memcpy(room, src + at, n);
+        KSPMV_CUDA_CHECK(
+            cudaMemcpyAsync(dst + at, room, n, cudaMemcpyHostToDevice, lane.stream.get()));
+        lane.slot_free[slot].record(lane.stream.get());
+        slot_lane[slot] = l;
+      }
+      auto landed = std::make_unique<Event>(false, kReuse);
+      landed->record(lane.stream.get());
       const std::lock_guard<std::mutex> lock(mutex_);
-      landed_ = k + 1;
-      landed_cv_.notify_all();
+      landed_[k] = std::move(landed);
+      queued_ms_[k] = ms_since(t0);
+      queued_ = k + 1;
+      queued_cv_.notify_all();
+    }
+    for (Lane& lane : lanes) {
+      DeviceGuard guard(lane.device);
+      lane.stream.synchronize();
     }
   } catch (...) {
+    for (Lane& lane : lanes) cudaStreamSynchronize(lane.stream.get());  // staging is read no more
     const std::lock_guard<std::mutex> lock(mutex_);
     error_ = std::current_exception();
-    landed_cv_.notify_all();
+    queued_cv_.notify_all();
   }
+  if (staging) give_idle(Idle::Staging, -1, staging);
+  total_ms_ = ms_since(t0);
 }
 
-double UploadThread::wait(std::size_t k) {
+double UploadThread::wait_queued(std::size_t k) {
   const auto t0 = Clock::now();
   std::unique_lock<std::mutex> lock(mutex_);
-  landed_cv_.wait(lock, [&] { return landed_ >= k || error_; });
-  if (landed_ < k) std::rethrow_exception(error_);
+  queued_cv_.wait(lock, [&] { return queued_ >= k || error_; });
+  if (queued_ < k) std::rethrow_exception(error_);
+  return ms_since(t0);
+}
+
+double UploadThread::then(std::size_t k, cudaStream_t stream) {
+  const double waited = wait_queued(k + 1);
+  KSPMV_CUDA_CHECK(cudaStreamWaitEvent(stream, landed_[k]->get(), 0));
+  return waited;
+}
+
+double UploadThread::landed(std::size_t k) {
+  const auto t0 = Clock::now();
+  wait_queued(k + 1);
+  landed_[k]->synchronize();
   return ms_since(t0);
 }
 
 double UploadThread::finish() {
-  const double waited = wait(copies_.size());
+  const auto t0 = Clock::now();
+  wait_queued(copies_.size());
   thread_.join();
   thread_ = std::thread();
-  return waited;
+  if (error_) std::rethrow_exception(error_);
+  return ms_since(t0);
 }
 
-double UploadThread::copy_ms(std::size_t first, std::size_t last) const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (first > last || last > landed_)
-    throw std::logic_error("UploadThread::copy_ms: copies that have not landed");
-  double ms = 0;
-  for (std::size_t k = first; k < last; ++k) ms += ms_[k];
-  return ms;
+double UploadThread::queued_ms(std::size_t k) const {
+  if (thread_.joinable()) throw std::logic_error("UploadThread::queued_ms before finish");
+  return k == 0 ? 0 : queued_ms_.at(k - 1);
 }
 
 }  // namespace kspmv::cuda

@@ -1,16 +1,25 @@
 // Host-to-device copies on a host thread of their own, so that a set-up queues its device work
 // and plans its kernels while the matrix crosses (Gao et al. 2024 §3.2: transfers hidden under
-// work), waiting only for the copies it reads. The multi-device set-up's upload runs on one.
+// work); the set-up's streams wait for the copies they read on the devices, by events. The
+// thread copies through page-locked staging slots with asynchronous copies: a copy from pageable
+// memory holds a lock of the CUDA driver for its whole length, and the other thread's module
+// loads, cudaMalloc and pageable copies would wait for it. The multi-device set-up's upload runs
+// on one.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
 namespace kspmv::cuda {
+
+class Event;
 
 class UploadThread {
  public:
@@ -20,29 +29,44 @@ class UploadThread {
     const void* src = nullptr;
     std::size_t bytes = 0;
   };
-  // Starts copying `copies` in order, each on a non-blocking stream of its device.
+  // Page-locked staging, taken from (and given back to) a list of idle ones that lives until the
+  // process ends: kSlots slots of kSlotBytes.
+  static constexpr int kSlots = 4;
+  static constexpr std::size_t kSlotBytes = std::size_t{8} << 20;
+
+  // Starts copying `copies` in order, on one non-blocking stream per device.
   explicit UploadThread(std::vector<Copy> copies);
-  // Stops after the copy in progress and waits for the thread (an error is for wait and finish).
+  // Stops after the copy in progress and waits for the thread (an error is for then and finish).
   ~UploadThread();
   UploadThread(const UploadThread&) = delete;
   UploadThread& operator=(const UploadThread&) = delete;
 
-  // Returns once copies [0, k) have landed on their devices, and the milliseconds it waited;
-  // rethrows the error that stopped the copies before the k-th.
-  double wait(std::size_t k);
-  // Waits for every copy (the milliseconds it waited); rethrows the thread's error.
+  // Makes `stream` (of any device) wait for copy k and the copies before it to its device, once
+  // the thread has queued them; returns the milliseconds the host waited for that. Rethrows the
+  // error that stopped the thread before it queued copy k.
+  double then(std::size_t k, cudaStream_t stream);
+  // Returns once copy k and the copies before it to its device have landed (the milliseconds
+  // it waited); rethrows as `then` does.
+  double landed(std::size_t k);
+  // Waits until every copy has landed and the thread has ended (the milliseconds it waited);
+  // rethrows the thread's error.
   double finish();
-  // Milliseconds spent in copies [first, last), which have landed.
-  double copy_ms(std::size_t first, std::size_t last) const;
+  // After finish: milliseconds from the start until copies [0, k) were queued, and until all
+  // had landed (the staging's allocation, where none was idle, included).
+  double queued_ms(std::size_t k) const;
+  double total_ms() const { return total_ms_; }
 
  private:
   void run() noexcept;
+  double wait_queued(std::size_t k);
 
   std::vector<Copy> copies_;
-  std::vector<double> ms_;  // each copy's, written before it counts as landed
-  mutable std::mutex mutex_;
-  std::condition_variable landed_cv_;
-  std::size_t landed_ = 0;
+  std::vector<std::unique_ptr<Event>> landed_;  // each copy's, recorded once it is queued
+  std::vector<double> queued_ms_;
+  double total_ms_ = 0;
+  std::mutex mutex_;
+  std::condition_variable queued_cv_;
+  std::size_t queued_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: it starts once the members above exist
