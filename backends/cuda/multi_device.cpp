@@ -153,7 +153,7 @@ struct MultiDeviceSpmv<S>::Dev {
   Stream main{kReuse};
   std::vector<Stream> slots;
   Event start{true, kReuse}, kernels_start{true, kReuse}, end{true, kReuse};
-  Event columns{true, kReuse};  // set-up: after the last chunk of columns
+  Event columns{true, kReuse};  // set-up: every column landed, before the Halo lists' selection
   Event arrived{false, kReuse}, x_sent{false, kReuse}, gathered{false, kReuse};
   std::vector<int> pieces;               // plan indices, in stream-slot order
   DeviceBuffer<unsigned char> storage;   // its pieces' CSR arrays and row statistics
@@ -380,12 +380,12 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     if (last_columns[d] >= 0) waited += upload.landed(last_columns[d]);
-    dev.columns.record(dev.main.get());
   }
 
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
+    dev.columns.record(dev.main.get());
     if (finders[d])
       for (int src = 0, k = 0; src < nd; ++src)
         if (src != d) finders[d]->select(k++, part::owned_columns(plan_, src));

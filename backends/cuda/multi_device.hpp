@@ -3,18 +3,18 @@
 // of a part::ExchangeStrategy, as the host emulation (backends/host/multi_device.hpp) does.
 //
 // Set-up: each device makes one allocation for what it keeps (its pieces, Merge's partials) and
-// the pieces' column indices and values are copied from the host into it (upload_ms); the rest
-// runs on the devices (setup_ms): each piece's 32-bit row pointer is narrowed from the matrix's
-// 64-bit one and its row statistics are gathered in the same pass (row_profile.hpp), its kernel
-// is chosen and planned from them, and the Halo lists are found there (halo_lists.hpp), in the
-// room of the values before they arrive. The narrowing is queued before the columns are copied
-// and the Halo search marks each chunk of columns as it lands, so that both run while the
-// columns cross; the kernels are planned before the values are copied, so that their analysis
-// runs while the values cross. The Halo links (sized by what was found), cuSPARSE's work space
-// and the set-up's scratch come from the devices' memory pools (memory.hpp). No pass over the
-// rows or the non-zeros runs on the host; the host waits for the devices twice (for the
-// statistics and the halo counts, and at the end) besides the copies from host memory. Streams,
-// events and cuSPARSE handles are idle ones reused (memory.hpp) where there are.
+// the pieces' column indices and values are copied from the host into it (upload_ms), on a
+// thread of the upload's own (upload_thread.hpp); the rest runs on the devices while they cross
+// (setup_ms: the construction's time beyond the upload's): each piece's 32-bit row pointer is
+// narrowed from the matrix's 64-bit one and its row statistics are gathered in the same pass
+// (row_profile.hpp), the Halo search marks each chunk of columns as it lands and then lists what
+// each device needs (halo_lists.hpp), and each piece's kernel is chosen and planned from the
+// statistics, its analysis queued once every column has landed. The Halo search's scratch, its
+// links (sized by what was found), cuSPARSE's work space and the set-up's other scratch come from
+// the devices' memory pools (memory.hpp). No pass over the rows or the non-zeros runs on the host;
+// the host waits for the devices twice (for the statistics and the halo counts, and at the end)
+// besides the upload. Streams, events and cuSPARSE handles are idle ones reused (memory.hpp)
+// where there are.
 //
 // Per plan device: one stream per stream slot (2NZ: first/second half; LRA: short, long; LRA+RC:
 // a third for the redundant block) and a `main` stream for the exchange's steps before and after

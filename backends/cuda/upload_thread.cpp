@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "backends/cuda/memory.hpp"
@@ -10,18 +12,66 @@
 
 namespace kspmv::cuda {
 
+// The thread of every upload, one at a time.
+class CopyThread {
+ public:
+  static CopyThread& get() {
+    static CopyThread t;
+    return t;
+  }
+  void submit(UploadThread* u) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(u);
+    cv_.notify_one();
+  }
+
+ private:
+  CopyThread() : thread_([this] { loop(); }) {}
+  ~CopyThread() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+      cv_.notify_one();
+    }
+    thread_.join();
+  }
+  void loop() {
+    for (;;) {
+      UploadThread* u = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return quit_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        u = jobs_.front();
+        jobs_.pop_front();
+      }
+      u->run();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<UploadThread*> jobs_;
+  bool quit_ = false;
+  std::thread thread_;  // last: it starts once the members above exist
+};
+
 UploadThread::UploadThread(std::vector<Copy> copies)
-    : copies_(std::move(copies)),
-      landed_(copies_.size()),
-      queued_ms_(copies_.size(), 0),
-      thread_([this] { run(); }) {}
+    : copies_(std::move(copies)), landed_(copies_.size()), queued_ms_(copies_.size(), 0) {
+  CopyThread::get().submit(this);
+}
 
 UploadThread::~UploadThread() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
-  if (thread_.joinable()) thread_.join();
+  wait_ended();
+}
+
+void UploadThread::wait_ended() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  queued_cv_.wait(lock, [&] { return ended_; });
 }
 
 void UploadThread::run() noexcept {
@@ -83,7 +133,11 @@ void UploadThread::run() noexcept {
     queued_cv_.notify_all();
   }
   if (staging) give_idle(Idle::Staging, -1, staging);
+  lanes.clear();
+  const std::lock_guard<std::mutex> lock(mutex_);
   total_ms_ = ms_since(t0);
+  ended_ = true;
+  queued_cv_.notify_all();
 }
 
 double UploadThread::wait_queued(std::size_t k) {
@@ -109,16 +163,21 @@ double UploadThread::landed(std::size_t k) {
 
 double UploadThread::finish() {
   const auto t0 = Clock::now();
-  wait_queued(copies_.size());
-  thread_.join();
-  thread_ = std::thread();
+  wait_ended();
   if (error_) std::rethrow_exception(error_);
   return ms_since(t0);
 }
 
 double UploadThread::queued_ms(std::size_t k) const {
-  if (thread_.joinable()) throw std::logic_error("UploadThread::queued_ms before finish");
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!ended_) throw std::logic_error("UploadThread::queued_ms before finish");
   return k == 0 ? 0 : queued_ms_.at(k - 1);
+}
+
+double UploadThread::total_ms() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!ended_) throw std::logic_error("UploadThread::total_ms before finish");
+  return total_ms_;
 }
 
 }  // namespace kspmv::cuda

@@ -48,7 +48,7 @@ struct SetupPhases {
                               // statistics and the Halo marks and lists queued, counts read
                               // back (one wait per device), less the waits for the columns
   double profile_device = 0;  // the narrowing and statistics on the slowest device (events)
-  double halo_device = 0;     // the Halo search there after the last marks were queued (events)
+  double halo_device = 0;     // the Halo lists' selection there, after the last marks (events)
   double halo_links = 0;      // setup: the Halo lists' allocation and copies, enqueued
   double values = 0;          // upload: values, on the upload's thread (where the Halo search
                               // had no memory of its own, after its lists left their room)
