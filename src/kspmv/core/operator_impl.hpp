@@ -40,13 +40,14 @@ struct SetupPhases {
   double longest_row = 0;     // partition: LRA's longest row of the matrix, found on the device
   double plan = 0;            // partition: the plan, on the host
   double source = 0;          // upload: the matrix's row pointer to the first device
-  double streams = 0;         // setup: streams and events (idle ones reused)
+  double streams = 0;         // setup: the set-up's streams and events (idle ones reused)
   double allocate = 0;        // upload: each device's one allocation
   double columns = 0;         // upload: row pointers of other devices, then column indices,
                               // these copied on the upload's own thread
   double profile = 0;         // setup: the Halo search's scratch, the narrowing with its
-                              // statistics and the Halo marks and lists queued, counts read
-                              // back (one wait per device), less the waits for the columns
+                              // statistics, the applies' streams, the Halo marks and lists
+                              // queued, counts read back (one wait per device), less the
+                              // waits for the columns
   double profile_device = 0;  // the narrowing and statistics on the slowest device (events)
   double halo_device = 0;     // the Halo lists' selection there, after the last marks (events)
   double halo_links = 0;      // setup: the Halo lists' allocation and copies, enqueued
@@ -54,7 +55,8 @@ struct SetupPhases {
                               // had no memory of its own, after its lists left their room)
   double kernels = 0;         // setup: each piece's kernel planned (cuSPARSE handle, descriptors,
                               // buffer and analysis; long-row plans, which wait)
-  double finish = 0;          // setup: waiting for the devices, set-up scratch freed
+  double finish = 0;          // setup: set-up scratch freed once its work is done (under the
+                              // upload, most likely), and the last wait for the devices
   double overlap = 0;         // the copies' time less the set-up's waits for them: the set-up's
                               // work done while the matrix crossed, which setup leaves out
                               // (negative where the upload's thread cost more than it hid)
