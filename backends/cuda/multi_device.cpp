@@ -201,6 +201,7 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
+  UploadThread::expect();  // it wakes while the allocations are made
   enable_peer_access(o.devices);
   int nslots = 1;
   for (const auto& b : plan_.blocks) nslots = std::max(nslots, b.stream_slot + 1);

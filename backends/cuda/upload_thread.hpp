@@ -34,6 +34,8 @@ class UploadThread {
   static constexpr int kSlots = 4;
   static constexpr std::size_t kSlotBytes = std::size_t{8} << 20;
 
+  // Tells the upload thread that an upload will soon be queued (see upload_thread.cpp).
+  static void expect();
   // Queues copying `copies` in order, on one non-blocking stream per device, after the uploads
   // queued before.
   explicit UploadThread(std::vector<Copy> copies);
