@@ -100,8 +100,8 @@ TEST(CudaMemory, PooledBuffersHoldTheirData) {
 
 // The upload thread (upload_thread.hpp): a stream made to wait for copy k, or the host after
 // landed(k), sees its bytes, copies of several staging slots each, more slots' worth than the
-// staging holds; a copy that fails is reported by then and finish, not lost, and an upload let
-// go early stops and joins.
+// staging holds; a copy that fails (one without a destination, refused before any CUDA call) is
+// reported by then and finish, not lost, and an upload let go early stops and joins.
 TEST(CudaUploadThread, CopiesLandInOrderAndErrorsReachTheCaller) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   cuda::DeviceGuard guard(0);
@@ -141,8 +141,8 @@ TEST(CudaUploadThread, CopiesLandInOrderAndErrorsReachTheCaller) {
   cuda::UploadThread failing(copies);
   const cuda::Stream s;
   EXPECT_NO_THROW(failing.then(0, s.get()));
-  EXPECT_THROW(failing.then(1, s.get()), CudaError);
-  EXPECT_THROW(failing.finish(), CudaError);
+  EXPECT_THROW(failing.then(1, s.get()), InvalidArgument);
+  EXPECT_THROW(failing.finish(), InvalidArgument);
   { const cuda::UploadThread dropped(copies); }  // joins without waiting for the caller
 }
 #endif

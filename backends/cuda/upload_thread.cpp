@@ -5,10 +5,12 @@
 #include <cstring>
 #include <deque>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 
 #include "backends/cuda/memory.hpp"
+#include "kspmv/core/error.hpp"
 #include "kspmv/core/timer.hpp"
 
 namespace kspmv::cuda {
@@ -117,6 +119,10 @@ void UploadThread::run() noexcept {
         if (stop_) break;
       }
       const Copy& c = copies_[k];
+      if (c.bytes > 0 && (!c.dst || !c.src))
+        throw InvalidArgument("upload: copy " + std::to_string(k) + " of " +
+                              std::to_string(c.bytes) + " bytes has no " +
+                              (c.dst ? "source" : "destination"));
       DeviceGuard guard(c.device);
       int l = 0;
       while (l < static_cast<int>(lanes.size()) && lanes[l].device != c.device) ++l;
