@@ -640,11 +640,11 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
       return plan_long_rows_on_device(rows, m, threshold, long_row_bound(in.profile, threshold),
                                       chunk, nullptr);
     };
-    const Source<Scalar> src{{nullptr, nullptr, nullptr, a->m, a->n}, a, &in};
+    const Source<Scalar> src{{nullptr, nullptr, nullptr, a->m, a->n}, a, &in, nullptr};
     return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
   }
   const std::vector<Offset> row_ptr = download_row_ptr(*a);
-  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a, nullptr};
+  Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a, nullptr, nullptr};
   std::vector<Ordinal> col;
   std::vector<Scalar> val;
   if (k != Kernel::Auto && kernel_row<Scalar>(k).info.reads_host_entries) {
