@@ -54,10 +54,10 @@ void pinned_free(void* p) noexcept {
   if (p) cudaFreeHost(p);
 }
 
-void copy_to_device(void* dst, const void* host, std::size_t bytes, cudaStream_t stream) {
+void copy_to_device(void* dst, const void* host, std::size_t bytes) {
   if (bytes == 0) return;
-  KSPMV_CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream));
-  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+  KSPMV_CUDA_CHECK(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 void copy_to_host(void* host, const void* src, std::size_t bytes) {

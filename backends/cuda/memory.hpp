@@ -51,11 +51,10 @@ void* pool_malloc(std::size_t bytes, cudaStream_t stream);
 void pool_free(void* p) noexcept;
 void* pinned_malloc(std::size_t bytes);  // CudaError on failure
 void pinned_free(void* p) noexcept;
-// Copies `bytes` from host memory to the current device on `stream` and returns when they have
-// landed. A plain cudaMemcpy from pageable memory may return once the bytes are staged, before
-// the DMA completes, and kernels on non-blocking streams do not wait for it: this one waits.
-void copy_to_device(void* dst, const void* host, std::size_t bytes,
-                    cudaStream_t stream = cudaStreamLegacy);
+// Copies `bytes` from host memory to the current device and returns when they have landed. A
+// plain cudaMemcpy from pageable memory may return once the bytes are staged, before the DMA
+// completes, and kernels on non-blocking streams do not wait for it: this one waits.
+void copy_to_device(void* dst, const void* host, std::size_t bytes);
 // Copies `bytes` of device (or any CUDA-visible) memory to host memory, after the work queued
 // on the legacy default stream.
 void copy_to_host(void* host, const void* src, std::size_t bytes);
