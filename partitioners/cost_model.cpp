@@ -35,19 +35,15 @@ Prediction predict(const ExchangeStrategy& s, const std::vector<double>& block_m
     for (int dst = 0; dst < nd; ++dst)
       for (int src = 0; src < nd; ++src)
         if (s.halo_count(dst, src) > 0) send(src, dst, 0.0, s.halo_count(dst, src));
-  for (int d = 0; d < nd; ++d) clock[d] = std::max(clock[d], arrived[d]);
-  std::vector<int> order(plan.blocks.size());
-  for (std::size_t b = 0; b < order.size(); ++b) order[b] = static_cast<int>(b);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return plan.blocks[a].stream_slot < plan.blocks[b].stream_slot;
-  });
+  const std::vector<double> x_arrived = arrived;  // the x entries before the kernels
   std::vector<double> inbox(plan.blocks.size(), 0.0);
-  for (int b : order) {
-    const int d = plan.blocks[b].device;
-    clock[d] += block_ms[b];
-    kernels[d] += block_ms[b];
-    for (const Copy& c : s.after_block(b)) inbox[b] = send(c.src, c.dst, clock[d], c.count);
-  }
+  for (int d = 0; d < nd; ++d)
+    for (int b : s.kernel_order(d)) {
+      if (s.waits_for_x(b)) clock[d] = std::max(clock[d], x_arrived[d]);
+      clock[d] += block_ms[b];
+      kernels[d] += block_ms[b];
+      for (const Copy& c : s.after_block(b)) inbox[b] = send(c.src, c.dst, clock[d], c.count);
+    }
   for (const Add& a : s.at_end())
     clock[a.device] = std::max(clock[a.device], inbox[a.block]) + local_ms(a.count, 3);
   Prediction p;

@@ -6,10 +6,11 @@
 // Each device runs its blocks in stream-slot order, back to back. Each copy of the exchange
 // (part::ExchangeStrategy) starts when its data is ready and its source's outgoing link is free,
 // and takes kCopyLatencyMs + bytes / peer bandwidth; copies from one device go one after
-// another. A device's kernels start once the x entries it receives have arrived (Halo,
-// allgather-x); Merge's scaling and sums on device 0 move 2 and 3 entries per row at the device
-// copy bandwidth, the sums once their partial has arrived. The apply ends when the last device
-// has finished its kernels, its sends and its receives.
+// another. A device's kernels that read x entries it receives start once they have arrived
+// (Halo, allgather-x), after those that read none (ExchangeStrategy::kernel_order); Merge's scaling
+// and sums on device 0 move 2 and 3 entries per row at the device copy bandwidth, the sums once
+// their partial has arrived. The apply ends when the last device has finished its kernels, its
+// sends and its receives.
 #pragma once
 
 #include <cstddef>

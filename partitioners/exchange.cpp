@@ -229,6 +229,31 @@ Ordinal ExchangeStrategy::halo_count(int dst, int src) const {
   return static_cast<std::size_t>(src) < row.size() ? row[src] : 0;
 }
 
+void ExchangeStrategy::set_x_readers(std::vector<bool> reads) {
+  if (!reads.empty() && reads.size() != plan_.blocks.size())
+    throw InvalidArgument("set_x_readers: " + std::to_string(reads.size()) + " flags for " +
+                          std::to_string(plan_.blocks.size()) + " blocks");
+  x_readers_ = std::move(reads);
+}
+
+bool ExchangeStrategy::waits_for_x(int b) const {
+  if (!halo() && before_kernels().empty()) return false;
+  return x_readers_.empty() || x_readers_.at(static_cast<std::size_t>(b));
+}
+
+std::vector<int> ExchangeStrategy::kernel_order(int d) const {
+  std::vector<int> order;
+  for (std::size_t b = 0; b < plan_.blocks.size(); ++b)
+    if (plan_.blocks[b].device == d) order.push_back(static_cast<int>(b));
+  std::vector<bool> waits(plan_.blocks.size());
+  for (int b : order) waits[b] = waits_for_x(b);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (waits[a] != waits[b]) return !waits[a];
+    return plan_.blocks[a].stream_slot < plan_.blocks[b].stream_slot;
+  });
+  return order;
+}
+
 std::vector<DeviceTraffic> ExchangeStrategy::traffic(std::size_t scalar_bytes) const {
   std::vector<DeviceTraffic> t(plan_.ndevices);
   const auto count = [&](int src, int dst, Ordinal entries) {

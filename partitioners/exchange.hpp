@@ -120,6 +120,18 @@ class ExchangeStrategy {
   // Sums once every copy into their device has arrived.
   virtual std::vector<Add> at_end() const { return {}; }
 
+  // Transfer hiding (Gao et al. 2024 §3.2): a block that reads no x entry its device receives
+  // runs while the copies before the kernels cross. `reads[b]`: whether plan block b reads an x
+  // entry its device does not own (part::owned_columns), set by the executor once found in the
+  // matrix; until then every block does.
+  void set_x_readers(std::vector<bool> reads);
+  // Whether block b's kernel waits for the copies before the kernels (Halo, AllGatherX: a block
+  // that reads received entries; never where x is replicated).
+  bool waits_for_x(int b) const;
+  // Device d's blocks in the order their kernels run, one after another: those that wait for no
+  // x first, then the others, each group in stream-slot order.
+  std::vector<int> kernel_order(int d) const;
+
   // Whether the x entries each device needs are the rows of y it holds after an apply (square
   // matrices): an iterative method keeps its vectors where they are (AllGather, Halo,
   // AllGatherX; not Merge).
@@ -137,6 +149,7 @@ class ExchangeStrategy {
   PartitionPlan plan_;
   Exchange mode_;
   std::vector<std::vector<Ordinal>> halo_;
+  std::vector<bool> x_readers_;  // empty: unknown, every block reads received entries
 };
 
 // The strategy of `mode` for `plan`. Throws UnsupportedError when the mode does not apply to the

@@ -70,6 +70,7 @@ std::vector<std::pair<std::string, CsrMatrix<S>>> matrices() {
     z.emplace_back("long_row_at_" + std::to_string(at), from_triplets<S>(300, 5000, t));
   }
   z.emplace_back("square_4000", random_matrix<S>(4000, 4000, 9, 5));
+  z.emplace_back("laplace2d_60", gen::laplace2d<S>(60, 60));  // blocks that need no halo
   return z;
 }
 
@@ -108,6 +109,10 @@ TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVe
               EXPECT_EQ(md.strategy().halo_count(dst, src),
                         emulation.strategy().halo_count(dst, src))
                   << what << " " << src << " -> " << dst;
+          for (std::size_t b = 0; b < plan.blocks.size(); ++b)  // and which blocks start first
+            EXPECT_EQ(md.strategy().waits_for_x(static_cast<int>(b)),
+                      emulation.strategy().waits_for_x(static_cast<int>(b)))
+                << what << " block " << b;
           for (const auto& [alpha_d, beta_d] : kScalars) {
             const S alpha = static_cast<S>(alpha_d), beta = static_cast<S>(beta_d);
             const auto x = random_vector<S>(a.ncols, ++seed);
@@ -138,6 +143,10 @@ TEST(CudaMultiDeviceChunks, HaloListsOverSeveralColumnChunks) {
       for (int src = 0; src < 2; ++src)
         EXPECT_EQ(md.strategy().halo_count(dst, src), emulation.strategy().halo_count(dst, src))
             << part::to_string(s) << " " << src << " -> " << dst;
+    for (std::size_t b = 0; b < plan.blocks.size(); ++b)
+      EXPECT_EQ(md.strategy().waits_for_x(static_cast<int>(b)),
+                emulation.strategy().waits_for_x(static_cast<int>(b)))
+          << part::to_string(s) << " block " << b;
     const auto x = random_vector<double>(a.ncols, 7);
     auto y = nan_vector<double>(a.nrows), ref = y;
     reference::spmv(1.0, a, x.data(), 0.0, ref.data());

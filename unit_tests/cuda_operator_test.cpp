@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -98,11 +100,36 @@ TEST(CudaMemory, PooledBuffersHoldTheirData) {
     }
 }
 
+// Where kernels of a device may load from: its own memory and its pool's, a peer's where access
+// was granted (the multi-device Halo then reads the peer's entries itself), never host memory.
+TEST(CudaMemory, DeviceCanReadItsOwnMemoryAndPeersThatGrantedAccess) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  cuda::DeviceGuard guard(0);
+  const cuda::Stream s;
+  const cuda::DeviceBuffer<double> plain(16), pooled(16, cuda::kPooled, s.get());
+  EXPECT_TRUE(cuda::device_can_read(plain.data(), 0));
+  EXPECT_TRUE(cuda::device_can_read(pooled.data(), 0));
+  const std::vector<double> host(16);
+  EXPECT_FALSE(cuda::device_can_read(host.data(), 0));
+  EXPECT_FALSE(cuda::device_can_read(nullptr, 0));
+  if (cuda_device_count() < 2) return;
+  int can = 0;
+  KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, 1, 0));
+  const cudaError_t code = [] {
+    cuda::DeviceGuard on(1);
+    return cudaDeviceEnablePeerAccess(0, 0);
+  }();
+  if (code != cudaSuccess) cudaGetLastError();  // already enabled, or not possible
+  EXPECT_EQ(cuda::device_can_read(plain.data(), 1), can != 0);
+  EXPECT_EQ(cuda::device_can_read(pooled.data(), 1), can != 0);  // kspmv's pool grants it
+}
+
 // The upload thread (upload_thread.hpp): a stream made to wait for copy k, or the host after
 // landed(k), sees its bytes, copies of several staging slots each, more slots' worth than the
-// staging holds; a copy that fails (one without a destination, refused before any CUDA call) is
-// reported by then and finish, not lost, and an upload let go early stops and joins.
-TEST(CudaUploadThread, CopiesLandInOrderAndErrorsReachTheCaller) {
+// staging holds; the copies from a gate on wait until it is opened; a copy that fails (one without
+// a destination, refused before any CUDA call) is reported by then and finish, not lost, and an
+// upload let go early stops and joins.
+TEST(CudaUploadThread, CopiesLandInOrderBehindTheGateAndErrorsReachTheCaller) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   cuda::DeviceGuard guard(0);
   const std::size_t n = cuda::UploadThread::kSlotBytes * 3 / 2 / sizeof(double) + 5;
@@ -136,6 +163,20 @@ TEST(CudaUploadThread, CopiesLandInOrderAndErrorsReachTheCaller) {
     EXPECT_GT(upload.total_ms(), 0.0);
     for (std::size_t k = 1; k <= copies.size(); ++k)
       EXPECT_GE(upload.queued_ms(k), upload.queued_ms(k - 1));
+  }
+  {  // the copies from the gate on wait for open()
+    for (auto& d : dev) KSPMV_CUDA_CHECK(cudaMemset(d.data(), 0xff, n * sizeof(double)));
+    cuda::UploadThread gated(copies, 2);
+    const cuda::Stream s;
+    EXPECT_GE(gated.landed(1), 0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_NE(back_of(2, s.get()), host[2]);
+    gated.open();
+    EXPECT_GE(gated.landed(2), 0.0);
+    EXPECT_EQ(back_of(2, s.get()), host[2]);
+    EXPECT_GE(gated.finish(), 0.0);
+    EXPECT_EQ(back_of(copies.size() - 1, s.get()), host.back());
+    const cuda::UploadThread dropped(copies, 1);  // never opened: joins all the same
   }
   copies.insert(copies.begin() + 1, {0, nullptr, host[0].data(), n * sizeof(double)});  // fails
   cuda::UploadThread failing(copies);

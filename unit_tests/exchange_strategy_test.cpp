@@ -146,6 +146,23 @@ TEST(CostModelTest, HaloDelaysTheKernelsOfTheReceivers) {
   EXPECT_THROW(part::predict(*s, {1.0, 1.0}, 8, 0.0, 1.0), InvalidArgument);
 }
 
+// Halo with 2NZ (blocks [0,250) and [500,750) on device 0, [250,500) and [750,1000) on device 1;
+// 0.5 ms each): device 1 receives 1000 entries (0.010 ms). Where only its first block reads them,
+// its second runs while they cross and it ends at 1.0; were every block to wait, at 1.010.
+TEST(CostModelTest, HaloHidesTheCopiesUnderTheBlocksThatReadNoReceivedEntry) {
+  const auto s = part::make_strategy(plan_of(Scheme::TwoNZ, 1000, 2), Exchange::Halo);
+  s->set_halo_counts({{0, 0}, {1000, 0}});
+  const std::vector<double> ms = {0.5, 0.5, 0.5, 0.5};
+  EXPECT_NEAR(part::predict(*s, ms, 8, 4.0, 1000.0).ms, 1.0 + part::kCopyLatencyMs + 0.002, 1e-12);
+  s->set_x_readers({false, true, false, false});
+  EXPECT_EQ(s->kernel_order(1), (std::vector<int>{3, 1}));
+  EXPECT_EQ(s->kernel_order(0), (std::vector<int>{0, 2}));
+  const Prediction p = part::predict(*s, ms, 8, 4.0, 1000.0);
+  EXPECT_NEAR(p.ms, 1.0, 1e-12);
+  EXPECT_NEAR(p.kernel_ms, 1.0, 1e-12);
+  EXPECT_THROW(s->set_x_readers({true}), InvalidArgument);
+}
+
 TEST(PartitionLongestRowTest, AGivenLongestRowPlansLikeTheScanAndABadOneIsRefused) {
   std::vector<Offset> ptr = {0, 1, 2, 12, 13, 14, 15, 16, 17};  // row 2 is the longest
   for (Scheme s : {Scheme::LRA, Scheme::LRARC}) {

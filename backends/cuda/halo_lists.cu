@@ -27,28 +27,36 @@ struct Own {
 // times over (a power-law matrix) is marked once, and the atomic on a word whose bit is set
 // already, which would still queue at L2, is skipped; where columns are referenced a few times
 // each the read is one more round trip.
-__device__ void mark_column(Ordinal j, const Own& own, bool read_first, unsigned* marks) {
+// Returns whether j is another device's.
+__device__ bool mark_column(Ordinal j, const Own& own, bool read_first, unsigned* marks) {
   bool mine = false;
   for (int k = 0; k < own.count; ++k) mine |= own.begin[k] <= j && j < own.end[k];
   const unsigned bit = 1u << (j % 32);
   if (!mine && !(read_first && (marks[j / 32] & bit))) atomicOr(&marks[j / 32], bit);
+  return !mine;
 }
 
-// Four columns a thread and step (16-byte loads) over the first `quads` * 4, then one.
+// Four columns a thread and step (16-byte loads) over the first `quads` * 4, then one. A warp
+// that met another device's column sets *reads (once it is set, a read and no store).
 __global__ void mark_kernel(const Ordinal* __restrict__ col, long long nnz, long long quads,
-                            Own own, bool read_first, unsigned* __restrict__ marks) {
+                            Own own, bool read_first, unsigned* __restrict__ marks,
+                            unsigned* reads) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   const auto* col4 = reinterpret_cast<const int4*>(col);
+  bool other = false;
   for (long long q = first; q < quads; q += stride) {
     const int4 c = col4[q];
-    mark_column(c.x, own, read_first, marks);
-    mark_column(c.y, own, read_first, marks);
-    mark_column(c.z, own, read_first, marks);
-    mark_column(c.w, own, read_first, marks);
+    other |= mark_column(c.x, own, read_first, marks);
+    other |= mark_column(c.y, own, read_first, marks);
+    other |= mark_column(c.z, own, read_first, marks);
+    other |= mark_column(c.w, own, read_first, marks);
   }
   for (long long e = 4 * quads + first; e < nnz; e += stride)
-    mark_column(col[e], own, read_first, marks);
+    other |= mark_column(col[e], own, read_first, marks);
+  if (__any_sync(0xffffffffu, other) && threadIdx.x % 32 == 0 &&
+      *static_cast<volatile unsigned*>(reads) == 0)
+    *reads = 1;
 }
 
 // Whether column j is marked.
@@ -78,11 +86,18 @@ std::size_t aligned(std::size_t bytes) {
   return (bytes + 255) / 256 * 256;
 }
 
+// The spans' counts and the groups' flags, read back together.
+std::size_t counts_bytes(std::size_t max_spans) {
+  return aligned((max_spans + HaloFinder::kMaxGroups) * sizeof(Ordinal));
+}
+
 }  // namespace
 
+// Scratch: the counts and flags, the marks (both cleared by one memset), the selected columns and
+// the selection's temporary storage.
 std::size_t HaloFinder::scratch_bytes(Ordinal n, std::size_t max_spans) {
-  return aligned(mark_words(n) * sizeof(unsigned)) + aligned(n * sizeof(Ordinal)) +
-         aligned(std::max<std::size_t>(max_spans, 1) * sizeof(Ordinal)) +
+  return counts_bytes(std::max<std::size_t>(max_spans, 1)) +
+         aligned(mark_words(n) * sizeof(unsigned)) + aligned(n * sizeof(Ordinal)) +
          aligned(select_temp_bytes(n));
 }
 
@@ -95,16 +110,21 @@ HaloFinder::HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_
       stream_(stream) {
   if (own.size() > static_cast<std::size_t>(part::kMaxStreamSlots))
     throw InvalidArgument("halo: " + std::to_string(own.size()) + " spans of own columns");
-  marks_ = reinterpret_cast<unsigned*>(scratch);
-  found_ = reinterpret_cast<Ordinal*>(scratch + aligned(mark_words(n) * sizeof(unsigned)));
-  span_counts_ = found_ + aligned(n * sizeof(Ordinal)) / sizeof(Ordinal);
-  temp_ = reinterpret_cast<unsigned char*>(span_counts_) + aligned(max_spans_ * sizeof(Ordinal));
+  span_counts_ = reinterpret_cast<Ordinal*>(scratch);
+  reads_ = reinterpret_cast<unsigned*>(span_counts_ + max_spans_);
+  const std::size_t head = counts_bytes(max_spans_);
+  marks_ = reinterpret_cast<unsigned*>(scratch + head);
+  const std::size_t cleared = head + aligned(mark_words(n) * sizeof(unsigned));
+  found_ = reinterpret_cast<Ordinal*>(scratch + cleared);
+  temp_ = scratch + cleared + aligned(n * sizeof(Ordinal));
   temp_bytes_ = select_temp_bytes(n);
-  if (n > 0)
-    KSPMV_CUDA_CHECK(cudaMemsetAsync(marks_, 0, mark_words(n) * sizeof(unsigned), stream_));
+  KSPMV_CUDA_CHECK(cudaMemsetAsync(scratch, 0, cleared, stream_));
 }
 
-void HaloFinder::mark(const Ordinal* col, Offset nnz) {
+void HaloFinder::mark(const Ordinal* col, Offset nnz, int group) {
+  if (group < 0 || group >= kMaxGroups)
+    throw InvalidArgument("halo: group " + std::to_string(group) + " of at most " +
+                          std::to_string(kMaxGroups));
   if (nnz == 0) return;
   Own own;
   for (const part::Span& s : own_) {
@@ -113,7 +133,7 @@ void HaloFinder::mark(const Ordinal* col, Offset nnz) {
   }
   const long long quads = reinterpret_cast<std::uintptr_t>(col) % 16 == 0 ? nnz / 4 : 0;
   mark_kernel<<<grid_for(std::max<long long>(quads, nnz - 4 * quads)), kBlock, 0, stream_>>>(
-      col, nnz, quads, own, read_first_, marks_);
+      col, nnz, quads, own, read_first_, marks_, reads_ + group);
   check_launch("mark_kernel");
 }
 
@@ -137,11 +157,10 @@ void HaloFinder::select(int k, const std::vector<part::Span>& spans) {
 }
 
 std::vector<Ordinal> HaloFinder::counts() {
-  host_counts_.assign(spans_.size(), 0);
-  if (!spans_.empty())
-    KSPMV_CUDA_CHECK(cudaMemcpyAsync(host_counts_.data(), span_counts_,
-                                     spans_.size() * sizeof(Ordinal), cudaMemcpyDeviceToHost,
-                                     stream_));
+  host_counts_.assign(max_spans_ + kMaxGroups, 0);
+  KSPMV_CUDA_CHECK(cudaMemcpyAsync(host_counts_.data(), span_counts_,
+                                   host_counts_.size() * sizeof(Ordinal), cudaMemcpyDeviceToHost,
+                                   stream_));
   KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream_));
   std::vector<Ordinal> per_list;
   for (const Selection& sel : lists_) {
@@ -150,6 +169,11 @@ std::vector<Ordinal> HaloFinder::counts() {
     per_list.push_back(c);
   }
   return per_list;
+}
+
+bool HaloFinder::reads_other(int group) const {
+  if (host_counts_.empty()) throw InvalidArgument("halo: reads_other before counts");
+  return host_counts_.at(max_spans_ + static_cast<std::size_t>(group)) != 0;
 }
 
 void HaloFinder::copy_list(int k, Ordinal* to) const {

@@ -18,6 +18,8 @@ namespace kspmv::cuda {
 
 class HaloFinder {
  public:
+  // The marks tell at most this many groups of columns (a device's pieces) apart.
+  static constexpr int kMaxGroups = part::kMaxStreamSlots;
   // The scratch it needs for n columns and up to `max_spans` selected spans: n bits of marks,
   // n indices, the spans' counts and the selection's temporary storage.
   static std::size_t scratch_bytes(Ordinal n, std::size_t max_spans);
@@ -27,14 +29,16 @@ class HaloFinder {
   HaloFinder(Ordinal n, const std::vector<part::Span>& own, std::size_t max_spans, Offset entries,
              unsigned char* scratch, cudaStream_t stream);
   // Marks the columns among col[0, nnz) (device memory, 16-byte aligned for the fastest loads)
-  // outside the device's own spans: col holds them when the call is made, or work queued on
-  // `stream` before it writes them.
-  void mark(const Ordinal* col, Offset nnz);
+  // outside the device's own spans, and notes whether group `group` (< kMaxGroups) read any: col
+  // holds them when the call is made, or work queued on `stream` before it writes them.
+  void mark(const Ordinal* col, Offset nnz, int group);
   // After every mark: enqueues the list of the marked columns of `spans` (another device's x
   // spans) as list `k` (one call per other device, k = 0, 1, ...).
   void select(int k, const std::vector<part::Span>& spans);
   // After every select: waits for the stream and returns the length of each list.
   std::vector<Ordinal> counts();
+  // After counts: whether the columns marked for `group` included another device's.
+  bool reads_other(int group) const;
   // Enqueues the copy of list k (counts()[k] indices) to `to` (device memory of this device).
   void copy_list(int k, Ordinal* to) const;
 
@@ -49,13 +53,14 @@ class HaloFinder {
   bool read_first_;  // many entries a column: marks are read before they are set
   cudaStream_t stream_;
   unsigned* marks_;  // a bit a column
+  unsigned* reads_;  // per group: whether it read another device's column
   Ordinal *found_, *span_counts_;
   unsigned char* temp_;
   std::size_t temp_bytes_ = 0;
   Ordinal used_ = 0;  // entries of found_ reserved by the selections so far
   std::vector<Selection> lists_;
-  std::vector<part::Span> spans_;  // every selected span, in order
-  std::vector<Ordinal> host_counts_;
+  std::vector<part::Span> spans_;     // every selected span, in order
+  std::vector<Ordinal> host_counts_;  // the spans' counts, then the groups' flags
 };
 
 }  // namespace kspmv::cuda

@@ -1,5 +1,7 @@
 #include "backends/cuda/memory.hpp"
 
+#include <cuda.h>
+
 #include <map>
 #include <mutex>
 #include <string>
@@ -223,6 +225,53 @@ void give_idle(Idle kind, int device, void* handle) noexcept {
     l.lists[{kind, device}].push_back(handle);
   } catch (...) {  // no memory for the list (or a failed lock): the handle is let go
   }
+}
+
+namespace {
+
+using PointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+
+// The driver's cuPointerGetAttribute, through the runtime (kspmv does not link the driver), or
+// null.
+PointerAttribute pointer_attribute() {
+  static const PointerAttribute fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    const cudaError_t code = cudaGetDriverEntryPointByVersion("cuPointerGetAttribute", &f, 4000,
+                                                              cudaEnableDefault, &found);
+#else
+    const cudaError_t code =
+        cudaGetDriverEntryPoint("cuPointerGetAttribute", &f, cudaEnableDefault, &found);
+#endif
+    if (code != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return PointerAttribute{nullptr};
+    }
+    return reinterpret_cast<PointerAttribute>(f);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+bool device_can_read(const void* p, int device) {
+  cudaPointerAttributes a{};
+  if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (a.type != cudaMemoryTypeDevice) return false;
+  if (a.device == device) return true;
+  const PointerAttribute get = pointer_attribute();
+  if (!get) return false;
+  DeviceGuard guard(device);
+  unsigned long long flags = 0;  // 64 bits, whichever width the driver writes
+  if (get(&flags, CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, reinterpret_cast<CUdeviceptr>(p)) !=
+      CUDA_SUCCESS)
+    return false;
+  return flags == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ ||
+         flags == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
 }
 
 int current_device() {

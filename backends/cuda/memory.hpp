@@ -59,6 +59,11 @@ void copy_to_device(void* dst, const void* host, std::size_t bytes);
 // on the legacy default stream.
 void copy_to_host(void* host, const void* src, std::size_t bytes);
 
+// Whether kernels on CUDA device `device` may load from device memory `p` (of that device, or of
+// a peer that granted it access: cudaMalloc with peer access enabled, pools and VMM allocations
+// that set it). False for host, managed and unknown memory, and where the driver cannot tell.
+bool device_can_read(const void* p, int device);
+
 struct Pooled {};
 inline constexpr Pooled kPooled{};
 

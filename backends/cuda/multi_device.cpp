@@ -135,7 +135,9 @@ struct MultiDeviceSpmv<S>::Piece {
   const Offset* row_ptr64 = nullptr;  // the matrix's row pointer at row_begin, on its device
   S* partial = nullptr;               // Merge: alpha * A_piece * x, on its device
   S* inbox = nullptr;                 // Merge, not on device 0: its partial, on device 0
-  Event done{true, kReuse}, sent{false, kReuse};  // after its kernel / after its copies
+  bool waits = true;                  // for the x entries copied before the kernels
+  Event begun{true, kReuse}, done{true, kReuse};  // around its kernel
+  Event sent{false, kReuse};                      // after its copies
 };
 
 template <class S>
@@ -145,6 +147,7 @@ struct MultiDeviceSpmv<S>::Dev {
     Ordinal count = 0;
     Ordinal* list = nullptr;  // global columns, in this device's memory
     S* buf = nullptr;         // in this device's memory
+    bool pull = false;  // this apply: the receiver reads the entries where the owner holds them
   };
   explicit Dev(int d) : device(d) {}
   int device = 0;
@@ -152,8 +155,10 @@ struct MultiDeviceSpmv<S>::Dev {
   std::vector<Stream> slots;
   Event start{true, kReuse}, kernels_start{true, kReuse}, end{true, kReuse};
   Event columns{true, kReuse};  // set-up: every column landed, before the Halo lists' selection
-  Event arrived{false, kReuse}, x_sent{false, kReuse}, gathered{false, kReuse};
+  Event arrived{false, kReuse}, x_sent{false, kReuse}, x_in{false, kReuse};
+  Event gathered{false, kReuse};
   std::vector<int> pieces;               // plan indices, in stream-slot order
+  std::vector<int> order;                // the same, in the order their kernels run
   DeviceBuffer<unsigned char> storage;   // its pieces' CSR arrays and row statistics
   DeviceBuffer<unsigned char> exchange;  // halo lists and buffers, Merge partials and inboxes
   std::vector<Link> sends, recvs;
@@ -192,12 +197,13 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
   build(o);
 }
 
-// Set-up (see the header), phase by phase (SetupPhases): streams and events; one allocation per
-// device; the Halo search's scratch; the upload started on its own thread (the columns, a chunk
-// at a time, then the values); meanwhile, per device on its main stream, the narrowing with the
-// row statistics, each chunk's Halo marks once it has landed, the Halo lists, read back with the
-// statistics with one wait per device, the Halo links and the kernels planned on the device; the
-// upload's end; the kernels planned on the host; one wait per device; the strategy (Auto: timed).
+// Set-up (see the header), phase by phase (SetupPhases): one allocation per device; the upload
+// started on its own thread (the columns, a chunk at a time, then the values once the Halo
+// search's scratch is placed); meanwhile the streams and events, the Halo search's scratch, and
+// per device on its main stream the narrowing with the row statistics, each chunk's Halo marks
+// once it has landed, the Halo lists, read back with the statistics with one wait per device,
+// the Halo links and the kernels planned on the device; the upload's end; the kernels planned on
+// the host; one wait per device; the strategy (Auto: timed).
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
@@ -211,21 +217,13 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     lap = Clock::now();
     return ms;
   };
-  for (int dev : o.devices) {
-    DeviceGuard guard(dev);
-    devs_.push_back(std::make_unique<Dev>(dev));
-  }
-  const int nd = ndevices();
-  pieces_.resize(plan_.blocks.size());
-  for (std::size_t p = 0; p < plan_.blocks.size(); ++p) {
-    const part::Block& b = plan_.blocks[p];
-    DeviceGuard guard(devs_[b.device]->device);
-    pieces_[p] = std::make_unique<Piece>();
-    pieces_[p]->block = b;
-    devs_[b.device]->pieces.push_back(static_cast<int>(p));
-  }
-  for (auto& dev : devs_)
-    std::stable_sort(dev->pieces.begin(), dev->pieces.end(), [&](int p, int q) {
+  // Each device's pieces (plan indices, in stream-slot order).
+  const int nd = static_cast<int>(o.devices.size());
+  std::vector<std::vector<int>> dev_pieces(nd);
+  for (std::size_t p = 0; p < plan_.blocks.size(); ++p)
+    dev_pieces[plan_.blocks[p].device].push_back(static_cast<int>(p));
+  for (auto& list : dev_pieces)
+    std::stable_sort(list.begin(), list.end(), [&](int p, int q) {
       return plan_.blocks[p].stream_slot < plan_.blocks[q].stream_slot;
     });
   const auto candidates = o.exchange == Exchange::Auto ? part::exchange_candidates(plan_.scheme)
@@ -233,7 +231,6 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const auto wants = [&](Exchange e) {
     return std::find(candidates.begin(), candidates.end(), e) != candidates.end();
   };
-  phases_.streams = phase();
 
   // Upload: one allocation per device for what it keeps (its pieces' 32-bit row pointers,
   // columns and values, Merge's partials and, on device 0, the other devices' partials) and for
@@ -242,14 +239,14 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   struct Where {
     std::size_t rp, col, val, rp64, partial, inbox;
   };
-  std::vector<Where> where(pieces_.size());
+  std::vector<Where> where(plan_.blocks.size());
   std::vector<std::size_t> sums_at(nd), values_at(nd), values_end(nd);
+  std::vector<DeviceBuffer<unsigned char>> storage(nd);  // outlives the upload
   for (int d = 0; d < nd; ++d) {
-    Dev& dev = *devs_[d];
     Carve c;
-    const bool staged = dev.device != source_->device();
-    sums_at[d] = c.take<ProfileSums>(dev.pieces.size());
-    for (int p : dev.pieces) {
+    const bool staged = o.devices[d] != source_->device();
+    sums_at[d] = c.take<ProfileSums>(dev_pieces[d].size());
+    for (int p : dev_pieces[d]) {
       const part::Block& b = plan_.blocks[p];
       where[p].rp = c.take<DeviceOffset>(b.rows() + 1);
       where[p].col = c.take<Ordinal>(b.nnz());
@@ -257,30 +254,85 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       where[p].partial = wants(Exchange::Merge) ? c.take<S>(b.rows()) : 0;
     }
     if (d == 0 && wants(Exchange::Merge))
-      for (std::size_t p = 0; p < pieces_.size(); ++p)
+      for (std::size_t p = 0; p < plan_.blocks.size(); ++p)
         where[p].inbox = plan_.blocks[p].device != 0 ? c.take<S>(plan_.blocks[p].rows()) : 0;
     values_at[d] = c.take<unsigned char>(0);
-    for (int p : dev.pieces) where[p].val = c.take<S>(plan_.blocks[p].nnz());
+    for (int p : dev_pieces[d]) where[p].val = c.take<S>(plan_.blocks[p].nnz());
     values_end[d] = c.size();
-    DeviceGuard guard(dev.device);
-    dev.storage = DeviceBuffer<unsigned char>(c.size());
+    DeviceGuard guard(o.devices[d]);
+    storage[d] = DeviceBuffer<unsigned char>(c.size());
   }
   phases_.allocate = phase();
-  for (auto& dev : devs_) {  // each piece's rows of the 64-bit row pointer, on its device
-    DeviceGuard guard(dev->device);
-    for (int p : dev->pieces) {
+  std::vector<const Offset*> row_ptr64(plan_.blocks.size());  // each piece's rows of the 64-bit
+  for (int d = 0; d < nd; ++d) {                              // row pointer, on its device
+    DeviceGuard guard(o.devices[d]);
+    for (int p : dev_pieces[d]) {
       const part::Block& b = plan_.blocks[p];
-      Piece& pc = *pieces_[p];
-      if (dev->device == source_->device()) {
-        pc.row_ptr64 = source_->device_row_ptr() + b.row_begin;
+      if (o.devices[d] == source_->device()) {
+        row_ptr64[p] = source_->device_row_ptr() + b.row_begin;
         continue;
       }
-      pc.row_ptr64 = at<Offset>(dev->storage, where[p].rp64);
-      copy_to_device(at<Offset>(dev->storage, where[p].rp64), host.row_ptr + b.row_begin,
+      row_ptr64[p] = at<Offset>(storage[d], where[p].rp64);
+      copy_to_device(at<Offset>(storage[d], where[p].rp64), host.row_ptr + b.row_begin,
                      (b.rows() + 1) * sizeof(Offset));
     }
   }
   const double staged = phase();  // upload, with the columns
+
+  // The upload on a thread of its own: the columns, a chunk at a time, then the values once the
+  // Halo search's scratch is placed. Meanwhile this thread makes the streams and events, and
+  // queues the set-up's work on the devices: the narrowing with the row statistics at once, the
+  // Halo marks of each chunk once it has landed, then the lists and the kernels' plans, so that
+  // all of it runs while the matrix crosses.
+  struct Chunk {
+    int dev;
+    int group;  // the piece's index among its device's
+    const Ordinal* col;
+    Offset count;
+  };
+  std::vector<Chunk> chunks;
+  std::vector<UploadThread::Copy> copies;
+  std::vector<std::ptrdiff_t> last_columns(nd, -1);  // each device's last copy of columns
+  for (int d = 0; d < nd; ++d)
+    for (std::size_t k = 0; k < dev_pieces[d].size(); ++k) {
+      const int p = dev_pieces[d][k];
+      const part::Block& b = plan_.blocks[p];
+      Ordinal* col = at<Ordinal>(storage[d], where[p].col);
+      for (Offset e = 0; e < b.nnz(); e += kColumnChunk) {
+        const Offset count = std::min(kColumnChunk, b.nnz() - e);
+        chunks.push_back({d, static_cast<int>(k), col + e, count});
+        copies.push_back(
+            {o.devices[d], col + e, host.col + b.nnz_begin + e, count * sizeof(Ordinal)});
+        last_columns[d] = static_cast<std::ptrdiff_t>(copies.size()) - 1;
+      }
+    }
+  const std::size_t ncolumns = copies.size();
+  for (int d = 0; d < nd; ++d)
+    for (int p : dev_pieces[d]) {
+      const part::Block& b = plan_.blocks[p];
+      copies.push_back({o.devices[d], at<S>(storage[d], where[p].val), host.val + b.nnz_begin,
+                        b.nnz() * sizeof(S)});
+    }
+  UploadThread upload(std::move(copies), ncolumns);
+  double waited = 0;  // for the upload's copies
+
+  for (int d = 0; d < nd; ++d) {  // streams and events (new ones take a while)
+    DeviceGuard guard(o.devices[d]);
+    devs_.push_back(std::make_unique<Dev>(o.devices[d]));
+    Dev& dev = *devs_.back();
+    dev.storage = std::move(storage[d]);
+    dev.pieces = dev_pieces[d];
+    for (int s = 0; s < nslots; ++s) dev.slots.emplace_back(kReuse);
+  }
+  pieces_.resize(plan_.blocks.size());
+  for (std::size_t p = 0; p < plan_.blocks.size(); ++p) {
+    const part::Block& b = plan_.blocks[p];
+    DeviceGuard guard(o.devices[b.device]);
+    pieces_[p] = std::make_unique<Piece>();
+    pieces_[p]->block = b;
+    pieces_[p]->row_ptr64 = row_ptr64[p];
+  }
+  phases_.streams = phase();
 
   // The Halo search's scratch, from the pool; where the device has no memory left for it, the
   // values' room, and the values then wait for the lists to leave it.
@@ -301,46 +353,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       values_wait = true;
     }
   }
-
-  // The upload on a thread of its own: the columns, a chunk at a time, then the values (unless
-  // they wait). Meanwhile this thread queues the set-up's work on the devices: the narrowing with
-  // the row statistics at once, the Halo marks of each chunk once it has landed, then the lists
-  // and the kernels' plans, so that all of it runs while the matrix crosses.
-  struct Chunk {
-    int dev;
-    const Ordinal* col;
-    Offset count;
-  };
-  std::vector<Chunk> chunks;
-  std::vector<UploadThread::Copy> copies;
-  std::vector<std::ptrdiff_t> last_columns(nd, -1);  // each device's last copy of columns
-  for (int d = 0; d < nd; ++d)
-    for (int p : devs_[d]->pieces) {
-      const part::Block& b = plan_.blocks[p];
-      Ordinal* col = at<Ordinal>(devs_[d]->storage, where[p].col);
-      for (Offset e = 0; e < b.nnz(); e += kColumnChunk) {
-        const Offset count = std::min(kColumnChunk, b.nnz() - e);
-        chunks.push_back({d, col + e, count});
-        copies.push_back(
-            {devs_[d]->device, col + e, host.col + b.nnz_begin + e, count * sizeof(Ordinal)});
-        last_columns[d] = static_cast<std::ptrdiff_t>(copies.size()) - 1;
-      }
-    }
-  const auto values_copy = [&](const Dev& dev, int p) {
-    const part::Block& b = plan_.blocks[p];
-    return UploadThread::Copy{dev.device, at<S>(dev.storage, where[p].val), host.val + b.nnz_begin,
-                              b.nnz() * sizeof(S)};
-  };
-  const std::size_t ncolumns = copies.size();
-  if (!values_wait)
-    for (const auto& dev : devs_)
-      for (int p : dev->pieces) copies.push_back(values_copy(*dev, p));
-  UploadThread upload(std::move(copies));
-  double waited = 0;         // for the upload's copies
-  for (auto& dev : devs_) {  // the applies' streams (new ones take a while)
-    DeviceGuard guard(dev->device);
-    for (int s = 0; s < nslots; ++s) dev->slots.emplace_back(kReuse);
-  }
+  if (!values_wait) upload.open();
 
   std::vector<std::unique_ptr<HaloFinder>> finders(nd);
   for (int d = 0; d < nd; ++d) {
@@ -377,7 +390,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     if (!finders[c.dev]) continue;
     DeviceGuard guard(devs_[c.dev]->device);
     waited += upload.then(k, devs_[c.dev]->main.get());
-    finders[c.dev]->mark(c.col, c.count);
+    finders[c.dev]->mark(c.col, c.count, c.group);
   }
   for (int d = 0; d < nd; ++d) {  // the lists and the kernels' plans read every column
     Dev& dev = *devs_[d];
@@ -407,6 +420,9 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       const auto counts = finders[d]->counts();  // waits for the main stream
       for (int src = 0, k = 0; src < nd; ++src)
         if (src != d) halo_counts_[d][src] = counts[k++];
+      x_readers_.resize(pieces_.size());
+      for (std::size_t k = 0; k < dev.pieces.size(); ++k)
+        x_readers_[dev.pieces[k]] = finders[d]->reads_other(static_cast<int>(k));
     }
     dev.main.synchronize();
     for (std::size_t k = 0; k < got.size(); ++k) sums[dev.pieces[k]] = got[k];
@@ -454,8 +470,15 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
                                                  dev.device, r.count * sizeof(Ordinal),
                                                  dev.main.get()));
       }
-    dev.arrived.record(dev.main.get());  // the lists are copied: the values' room is free
   }
+  if (values_wait) {  // the values, into the Halo search's room once the lists have left it
+    for (auto& dev : devs_) {
+      DeviceGuard guard(dev->device);
+      dev->main.synchronize();
+    }
+    upload.open();
+  }
+
   finders.clear();
   phases_.halo_links = phase();
 
@@ -502,18 +525,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   phases_.finish = phase();
   upload.finish();
   waited += phase();
-  if (values_wait)  // here, once the Halo lists have left their room
-    for (auto& dev : devs_) {
-      DeviceGuard guard(dev->device);
-      KSPMV_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, dev->arrived.get(), 0));
-      for (int p : dev->pieces) {
-        const UploadThread::Copy c = values_copy(*dev, p);
-        copy_to_device(c.dst, c.src, c.bytes);
-      }
-    }
-  const double values_here = phase();
   phases_.columns = staged + upload.queued_ms(ncolumns);
-  phases_.values = values_wait ? values_here : upload.total_ms() - upload.queued_ms(ncolumns);
+  phases_.values = upload.total_ms() - upload.queued_ms(ncolumns);
   phases_.overlap = upload.total_ms() - waited;
 
   for (auto& pc : pieces_) {  // an explicit kernel that plans on the host, from a host copy
@@ -551,6 +564,7 @@ template <class S>
 void MultiDeviceSpmv<S>::use(Exchange mode) {
   strategy_ = part::make_strategy(plan_, mode);
   strategy_->set_halo_counts(halo_counts_);
+  strategy_->set_x_readers(x_readers_);
   const part::ExchangeStrategy& s = *strategy_;
   const int nd = ndevices();
   steps_ = Steps();
@@ -580,6 +594,8 @@ void MultiDeviceSpmv<S>::use(Exchange mode) {
           dev.wait_for.push_back(static_cast<int>(p));
           break;
         }
+    dev.order = s.kernel_order(d);
+    for (int p : dev.order) pieces_[p]->waits = s.waits_for_x(p);
   }
 }
 
@@ -780,8 +796,12 @@ S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector
 }
 
 // One apply (the steps of the strategy): after every device's earlier work, the rows scaled
-// first, the x copies before the kernels (Halo: gather, copy, scatter); every device's kernels
-// in slot order, each followed by its copies on its stream; the sums at the end.
+// first, the x copies before the kernels on the main streams while the kernels that read none of
+// those entries run; the kernels that do once they have arrived; each kernel followed by its
+// copies on its stream; the sums at the end. Halo: a device that may read its peer's x
+// (device_can_read; always so for virtual devices of one GPU, and over NVLink with peer access)
+// loads the entries it receives there with one kernel; else the owner gathers them, copies them
+// over and the receiver scatters them (three steps and a wait across devices).
 template <class S>
 void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
   const Steps& s = steps_;
@@ -795,6 +815,7 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
     dev->arrived.record(dev->main.get());
+    for (auto& r : dev->recvs) r.pull = device_can_read(x[r.peer], dev->device);
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
@@ -804,6 +825,7 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
     dev.start.record(dev.main.get());
     for (const Span& sp : s.scale_first[d])
       scale_vector(y[d] + sp.begin, sp.count, beta, dev.main.get());
+    dev.kernels_start.record(dev.main.get());
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
@@ -811,28 +833,38 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
     for (const auto& c : s.before)
       if (c.src == d) peer_copy(c, dev.main.get());
     if (s.halo)
-      for (const auto& l : dev.sends) {
-        gather_entries(l.buf, x[d], l.list, l.count, dev.main.get());
+      for (const auto& l : dev.sends)
         for (const auto& r : devs_[l.peer]->recvs)
-          if (r.peer == d)
+          if (r.peer == d && !r.pull) {
+            gather_entries(l.buf, x[d], l.list, l.count, dev.main.get());
             KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(r.buf, devs_[l.peer]->device, l.buf, dev.device,
                                                  l.count * sizeof(S), dev.main.get()));
-      }
+          }
     dev.x_sent.record(dev.main.get());
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     const cudaStream_t main = dev.main.get();
-    for (int e : dev.x_from) wait(main, devs_[e]->x_sent);
+    if (s.halo)  // the owners' earlier work is behind `arrived`
+      for (const auto& r : dev.recvs)
+        if (r.pull) pull_entries(x[d], x[r.peer], r.list, r.count, main);
+    for (int e : dev.x_from) {
+      bool pulled = s.before.empty();
+      for (const auto& r : dev.recvs) pulled &= r.peer != e || r.pull;
+      if (!pulled) wait(main, devs_[e]->x_sent);
+    }
     if (s.halo)
-      for (const auto& r : dev.recvs) scatter_entries(x[d], r.buf, r.list, r.count, main);
-    dev.kernels_start.record(main);
+      for (const auto& r : dev.recvs)
+        if (!r.pull) scatter_entries(x[d], r.buf, r.list, r.count, main);
+    dev.x_in.record(main);
     const Event* previous = &dev.kernels_start;
-    for (int p : dev.pieces) {
+    for (int p : dev.order) {
       Piece& pc = *pieces_[p];
       const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
       wait(slot, *previous);
+      if (pc.waits) wait(slot, dev.x_in);
+      pc.begun.record(slot);
       if (pc.spmv) {
         if (s.partials)
           pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
@@ -867,8 +899,8 @@ const std::vector<DeviceTimings>& MultiDeviceSpmv<S>::timings() {
     dev.end.synchronize();
     DeviceTimings& t = timings_[d];
     t.total_ms = dev.end.elapsed_since(dev.start);
-    t.kernel_ms =
-        dev.pieces.empty() ? 0 : pieces_[dev.pieces.back()]->done.elapsed_since(dev.kernels_start);
+    t.kernel_ms = 0;  // its kernels run one after another
+    for (int p : dev.pieces) t.kernel_ms += pieces_[p]->done.elapsed_since(pieces_[p]->begun);
     t.exchange_ms = std::max(0.0, t.total_ms - t.kernel_ms);
   }
   pending_ = false;

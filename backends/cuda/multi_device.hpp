@@ -5,7 +5,8 @@
 // Set-up: each device makes one allocation for what it keeps (its pieces, Merge's partials) and
 // the pieces' column indices and values are copied from the host into it (upload_ms), on a
 // thread of the upload's own (upload_thread.hpp); the rest runs on the devices while they cross
-// (setup_ms: the construction's time beyond the upload's): each piece's 32-bit row pointer is
+// (setup_ms: the construction's time beyond the upload's): the streams and events are made, each
+// piece's 32-bit row pointer is
 // narrowed from the matrix's 64-bit one and its row statistics are gathered in the same pass
 // (row_profile.hpp), the Halo search marks each chunk of columns as it lands and then lists what
 // each device needs (halo_lists.hpp), and each piece's kernel is chosen and planned from the
@@ -18,11 +19,14 @@
 //
 // Per plan device: one stream per stream slot (2NZ: first/second half; LRA: short, long; LRA+RC:
 // a third for the redundant block) and a `main` stream for the exchange's steps before and after
-// the kernels. The slots' kernels run in slot order (the next slot waits on an event after the
-// previous kernel), and each block's copies follow its kernel on its own stream, so a block's
-// transfer overlaps the next block's kernel. Transfers are cudaMemcpyPeerAsync: direct where peer
-// access is enabled (done at construction), staged through host memory by the driver where not.
-// Every apply starts after the previous one has ended on every device.
+// the kernels. The kernels run one after another (the next waits on an event after the previous
+// one), in the strategy's order (part::ExchangeStrategy::kernel_order): the blocks that read no x
+// entry their device receives (found by the Halo search) start at once, under the copies before
+// the kernels, and the others after them. Each block's copies follow its kernel on its own
+// stream, so a block's transfer overlaps the next block's kernel (Gao et al. 2024 §3.2). Transfers
+// are cudaMemcpyPeerAsync: direct where peer access is enabled (done at construction), staged
+// through host memory by the driver where not. Every apply starts after the previous one has ended
+// on every device.
 //
 // The same CUDA device may be listed several times: each entry is then its own "virtual device"
 // with its own buffers and streams, and the exchanges run as device-local copies (this is how a
@@ -207,6 +211,7 @@ class MultiDeviceSpmv {
     std::vector<part::Add> adds;
   } steps_;
   std::vector<std::vector<Ordinal>> halo_counts_;  // [dst][src]
+  std::vector<bool> x_readers_;  // Halo search: per piece, reads x entries of another device
   std::vector<std::unique_ptr<Dev>> devs_;
   std::vector<std::unique_ptr<Piece>> pieces_;  // plan order
   std::unique_ptr<MultiVector<S>> hx_, hy_;     // staging of host and gathered applies

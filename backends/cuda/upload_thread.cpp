@@ -81,8 +81,11 @@ void UploadThread::expect() {
   CopyThread::get().expect();
 }
 
-UploadThread::UploadThread(std::vector<Copy> copies)
-    : copies_(std::move(copies)), landed_(copies_.size()), queued_ms_(copies_.size(), 0) {
+UploadThread::UploadThread(std::vector<Copy> copies, std::size_t gate)
+    : copies_(std::move(copies)),
+      gate_(gate),
+      landed_(copies_.size()),
+      queued_ms_(copies_.size(), 0) {
   CopyThread::get().submit(this);
 }
 
@@ -90,8 +93,15 @@ UploadThread::~UploadThread() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    queued_cv_.notify_all();  // a copy waiting at the gate
   }
   wait_ended();
+}
+
+void UploadThread::open() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  open_ = true;
+  queued_cv_.notify_all();
 }
 
 void UploadThread::wait_ended() {
@@ -115,7 +125,8 @@ void UploadThread::run() noexcept {
     int slot = 0;
     for (std::size_t k = 0; k < copies_.size(); ++k) {
       {
-        const std::lock_guard<std::mutex> lock(mutex_);
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (k == gate_) queued_cv_.wait(lock, [&] { return open_ || stop_; });
         if (stop_) break;
       }
       const Copy& c = copies_[k];
@@ -192,6 +203,7 @@ double UploadThread::landed(std::size_t k) {
 
 double UploadThread::finish() {
   const auto t0 = Clock::now();
+  open();
   {
     std::unique_lock<std::mutex> lock(mutex_);
     queued_cv_.wait(lock, [&] { return queued_ == copies_.size() || ended_; });

@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -37,14 +38,16 @@ class UploadThread {
   // Tells the upload thread that an upload will soon be queued (see upload_thread.cpp).
   static void expect();
   // Queues copying `copies` in order, on one non-blocking stream per device, after the uploads
-  // queued before.
-  explicit UploadThread(std::vector<Copy> copies);
+  // queued before. The copies from index `gate` on wait for open() (or finish).
+  explicit UploadThread(std::vector<Copy> copies, std::size_t gate = SIZE_MAX);
   // Stops after the copy in progress and waits for the rest to be dropped (an error is for then
   // and finish).
   ~UploadThread();
   UploadThread(const UploadThread&) = delete;
   UploadThread& operator=(const UploadThread&) = delete;
 
+  // Lets the copies from the gate on go.
+  void open();
   // Makes `stream` (of any device) wait for copy k and the copies before it to its device, once
   // the thread has queued them; returns the milliseconds the host waited for that. Rethrows the
   // error that stopped the thread before it queued copy k.
@@ -52,8 +55,8 @@ class UploadThread {
   // Returns once copy k and the copies before it to its device have landed (the milliseconds
   // it waited); rethrows as `then` does.
   double landed(std::size_t k);
-  // Waits until every copy has landed and the upload has ended (the milliseconds it waited);
-  // rethrows its error.
+  // Opens the gate, waits until every copy has landed and the upload has ended (the
+  // milliseconds it waited); rethrows its error.
   double finish();
   // After finish: milliseconds from the start until copies [0, k) were queued, and until all
   // had landed (the staging's allocation, where none was idle, included).
@@ -67,13 +70,14 @@ class UploadThread {
   void wait_ended();
 
   std::vector<Copy> copies_;
+  std::size_t gate_;
   std::vector<std::unique_ptr<Event>> landed_;  // each copy's, recorded once it is queued
   std::vector<double> queued_ms_;
   double total_ms_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable queued_cv_;
   std::size_t queued_ = 0;
-  bool stop_ = false, ended_ = false;
+  bool open_ = false, stop_ = false, ended_ = false;
   std::exception_ptr error_;
 };
 

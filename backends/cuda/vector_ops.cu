@@ -35,6 +35,16 @@ __global__ void indexed_copy_kernel(Scalar* __restrict__ dst, const Scalar* __re
   }
 }
 
+// dst[idx[i]] = src[idx[i]]: entries at the same positions of another vector.
+template <class Scalar>
+__global__ void pull_kernel(Scalar* __restrict__ dst, const Scalar* __restrict__ src,
+                            const Ordinal* __restrict__ idx, Ordinal count) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += stride)
+    dst[idx[i]] = src[idx[i]];
+}
+
 template <class Scalar>
 __global__ void add_kernel(Scalar* __restrict__ y, const Scalar* __restrict__ p, Ordinal count) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -82,6 +92,14 @@ void scatter_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal
 }
 
 template <class Scalar>
+void pull_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                  cudaStream_t stream) {
+  if (count <= 0) return;
+  pull_kernel<<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
+  check_launch("pull_kernel");
+}
+
+template <class Scalar>
 void add_vector(Scalar* y, const Scalar* p, Ordinal count, cudaStream_t stream) {
   if (count <= 0) return;
   add_kernel<<<grid_for(count), kBlock, 0, stream>>>(y, p, count);
@@ -96,6 +114,8 @@ template void gather_entries(float*, const float*, const Ordinal*, Ordinal, cuda
 template void gather_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
 template void scatter_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);
 template void scatter_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
+template void pull_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);
+template void pull_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
 template void add_vector(float*, const float*, Ordinal, cudaStream_t);
 template void add_vector(double*, const double*, Ordinal, cudaStream_t);
 

@@ -29,6 +29,12 @@ template <class Scalar>
 void scatter_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                      cudaStream_t stream);
 
+// Enqueues dst[idx[i]] = src[idx[i]] for i < count on `stream`: the halo's entries read where
+// their owner holds them (src: memory that the current device may read, cuda::device_can_read).
+template <class Scalar>
+void pull_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                  cudaStream_t stream);
+
 // Enqueues y[i] += p[i] for i < count on `stream` (the Merge exchange's sums).
 template <class Scalar>
 void add_vector(Scalar* y, const Scalar* p, Ordinal count, cudaStream_t stream);

@@ -93,6 +93,7 @@ MultiDeviceHost<S>::MultiDeviceHost(const CsrMatrix<S>& a, const part::Partition
 template <class S>
 void MultiDeviceHost<S>::use(Exchange mode) {
   strategy_ = part::make_strategy(plan_, mode);
+  strategy_->set_x_readers(x_readers_);
   if (!strategy_->halo()) return;
   std::vector<std::vector<Ordinal>> counts(halo_.size());
   for (std::size_t d = 0; d < halo_.size(); ++d)
@@ -101,10 +102,17 @@ void MultiDeviceHost<S>::use(Exchange mode) {
 }
 
 // Halo: device d receives from each owner the x entries its pieces read that the owner holds
-// (part::owned_columns), in increasing order.
+// (part::owned_columns), in increasing order; and which pieces read any.
 template <class S>
 void MultiDeviceHost<S>::find_halo(const CsrMatrix<S>& a) {
   const int nd = plan_.ndevices;
+  std::vector<int> owner(a.ncols, 0);
+  for (const part::ColumnRange& r : part::halo_column_ranges(plan_))
+    std::fill(owner.begin() + r.begin, owner.begin() + r.end, r.owner);
+  x_readers_.clear();
+  for (const Piece& pc : pieces_)
+    x_readers_.push_back(std::any_of(pc.idx.begin(), pc.idx.end(),
+                                     [&](Ordinal j) { return owner[j] != pc.block.device; }));
   std::vector<char> read(a.ncols);
   halo_.assign(nd, std::vector<std::vector<Ordinal>>(nd));
   for (int d = 0; d < nd; ++d) {
@@ -200,12 +208,7 @@ void MultiDeviceHost<S>::run(S alpha, S beta) {
     for (const Span& sp : s.scale_first(d))
       for (Ordinal i = sp.begin; i < sp.begin + sp.count; ++i)
         devices_[d].y[i] = scaled(beta, devices_[d].y[i]);
-  for (const auto& c : s.before_kernels()) copy(c);
-  if (s.halo())  // gather on the owner, copy, scatter: one step here
-    for (int dst = 0; dst < plan_.ndevices; ++dst)
-      for (int src = 0; src < plan_.ndevices; ++src)
-        for (Ordinal j : halo_[dst][src]) devices_[dst].x[j] = devices_[src].x[j];
-  for (std::size_t b = 0; b < pieces_.size(); ++b) {
+  const auto kernel = [&](int b) {
     Piece& pc = pieces_[b];
     Device& dev = devices_[pc.block.device];
     compute(pc, alpha, dev.x);
@@ -214,8 +217,21 @@ void MultiDeviceHost<S>::run(S alpha, S beta) {
         S& t = dev.y[pc.block.row_begin + k];
         t = scaled(beta, t) + pc.partial[k];
       }
-    for (const auto& c : s.after_block(static_cast<int>(b))) copy(c);
-  }
+    for (const auto& c : s.after_block(b)) copy(c);
+  };
+  // The blocks that read no received x entry first, before the copies: an entry a device has
+  // not received yet is NaN here.
+  for (int d = 0; d < plan_.ndevices; ++d)
+    for (int b : s.kernel_order(d))
+      if (!s.waits_for_x(b)) kernel(b);
+  for (const auto& c : s.before_kernels()) copy(c);
+  if (s.halo())  // gather on the owner, copy, scatter: one step here
+    for (int dst = 0; dst < plan_.ndevices; ++dst)
+      for (int src = 0; src < plan_.ndevices; ++src)
+        for (Ordinal j : halo_[dst][src]) devices_[dst].x[j] = devices_[src].x[j];
+  for (int d = 0; d < plan_.ndevices; ++d)
+    for (int b : s.kernel_order(d))
+      if (s.waits_for_x(b)) kernel(b);
   for (const auto& a : s.at_end()) {
     const S* from = buffer(a.from, a.device, a.block);
     S* y = devices_[a.device].y.data() + a.offset;

@@ -85,6 +85,7 @@ class MultiDeviceHost {
   std::vector<Piece> pieces_;   // plan order
   std::vector<Device> devices_;
   std::vector<std::vector<std::vector<Ordinal>>> halo_;  // [dst][src]: the x entries received
+  std::vector<bool> x_readers_;  // per piece: reads an x entry its device does not own
   std::vector<TuneTrial> trials_;
 };
 

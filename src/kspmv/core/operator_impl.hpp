@@ -25,8 +25,8 @@ namespace kspmv {
 using DeviceStream = CUstream_st*;
 
 // Milliseconds of the last apply on one device of a multi-device operator, from events on that
-// device: kernels (from the start of its first kernel to the end of its last), exchange (the
-// rest: halo sends before the kernels, y sends after them, merges), total (its whole apply).
+// device: kernels (each kernel's time, summed: they run one after another), exchange (the rest:
+// the halo and the y sends, merges, not hidden under a kernel), total (its whole apply).
 struct DeviceTimings {
   double kernel_ms = 0, exchange_ms = 0, total_ms = 0;
 };
@@ -40,14 +40,14 @@ struct SetupPhases {
   double longest_row = 0;     // partition: LRA's longest row of the matrix, found on the device
   double plan = 0;            // partition: the plan, on the host
   double source = 0;          // upload: the matrix's row pointer to the first device
-  double streams = 0;         // setup: the set-up's streams and events (idle ones reused)
+  double streams = 0;         // setup: the streams and events (idle ones reused), made once
+                              // the upload has started
   double allocate = 0;        // upload: each device's one allocation
   double columns = 0;         // upload: row pointers of other devices, then column indices,
                               // these copied on the upload's own thread
   double profile = 0;         // setup: the Halo search's scratch, the narrowing with its
-                              // statistics, the applies' streams, the Halo marks and lists
-                              // queued, counts read back (one wait per device), less the
-                              // waits for the columns
+                              // statistics, the Halo marks and lists queued, counts read back
+                              // (one wait per device), less the waits for the columns
   double profile_device = 0;  // the narrowing and statistics on the slowest device (events)
   double halo_device = 0;     // the Halo lists' selection there, after the last marks (events)
   double halo_links = 0;      // setup: the Halo lists' allocation and copies, enqueued
