@@ -87,7 +87,8 @@ inline HbpParams hbp_device_params() {
 // row of a block (up to block_cols terms) is summed in double, float included. run() uses work
 // buffers of the object: one run at a time per object. For update_values it keeps each element's
 // CSR position (nnz 32-bit offsets) in host memory, moved to the device by the first refresh.
-// UnsupportedError for a matrix of more than kHbpMaxElements non-zeros, or an `a` of 64-bit offsets.
+// UnsupportedError for a matrix of more than kHbpMaxElements non-zeros, or an `a` of 64-bit
+// offsets.
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_hbp(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                              const CsrPointers<Scalar>& host,
