@@ -105,8 +105,11 @@ MatrixSource<S>::MatrixSource(const CsrPointers<S>& host, int device)
     : host_(host), device_(device) {
   const auto t0 = Clock::now();
   DeviceGuard guard(device);
+  UploadThread::expect();
   row_ptr_ = DeviceBuffer<Offset>(static_cast<std::size_t>(host.m) + 2);  // + longest_row's key
-  row_ptr_.upload(host.row_ptr, static_cast<std::size_t>(host.m) + 1);
+  UploadThread upload({{device, row_ptr_.data(), host.row_ptr, (host.m + 1) * sizeof(Offset)}});
+  load_row_kernels();  // while the row pointer crosses
+  upload.finish();
   upload_ms_ = ms_since(t0);
 }
 
@@ -409,6 +412,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   }
   std::vector<ProfileSums> sums(pieces_.size());
   halo_counts_.assign(nd, std::vector<Ordinal>(nd, 0));
+  if (wants(Exchange::Halo) && halo_bytes == 0)  // no rows or no columns: nothing to read
+    x_readers_.assign(pieces_.size(), false);
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
