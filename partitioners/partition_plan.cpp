@@ -206,6 +206,12 @@ PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const Parti
   if (m < 0 || n < 0) throw InvalidArgument("partition: negative matrix size");
   if (opt.scheme == Scheme::PCSC)
     throw InvalidArgument("partition: pCSC splits columns; call partition_pcsc with col_ptr");
+  if (opt.chunks < 1 || opt.chunks > kMaxStreamSlots)
+    throw InvalidArgument("partition: chunks must be 1.." + std::to_string(kMaxStreamSlots) +
+                          ", not " + std::to_string(opt.chunks));
+  if (opt.chunks > 1 && opt.scheme != Scheme::NZ)
+    throw InvalidArgument(std::string("partition: chunks apply to nz, not ") +
+                          to_string(opt.scheme));
   const Offset nnz = row_ptr[m];
   PartitionPlan p = empty_plan(opt.scheme, m, n, nnz, opt.ndevices);
   const int nd = opt.ndevices;
@@ -215,9 +221,15 @@ PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const Parti
         p.blocks.push_back(row_block(row_ptr, n, static_cast<Ordinal>(share(m, g, nd)),
                                      static_cast<Ordinal>(share(m, g + 1, nd)), g, 0));
       break;
-    case Scheme::NZ:
-      add_nz_blocks(p, row_ptr, 0, m, 0);
+    case Scheme::NZ: {
+      const auto b = split_nz(row_ptr, 0, m, nd);
+      for (int g = 0; g < nd; ++g) {
+        const auto c = split_nz(row_ptr, b[g], b[g + 1], opt.chunks);
+        for (int k = 0; k < opt.chunks; ++k)
+          p.blocks.push_back(row_block(row_ptr, n, c[k], c[k + 1], g, k));
+      }
       break;
+    }
     case Scheme::TwoNZ: {  // §3.2: NZ into two halves, then each half NZ over the devices
       const auto half = split_nz(row_ptr, 0, m, 2);
       add_nz_blocks(p, row_ptr, half[0], half[1], 0);

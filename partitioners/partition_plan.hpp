@@ -43,7 +43,8 @@ struct Block {
   Offset nnz_begin = 0, nnz_end = 0;
   Ordinal col_begin = 0, col_end = 0;
   int device = 0;
-  int stream_slot = 0;  // 2NZ: 0/1 = first/second half; LRA: 0 short, 1 long; LRA+RC: 2 redundant
+  int stream_slot = 0;  // 2NZ: 0/1 = first/second half; LRA: 0 short, 1 long; LRA+RC: 2 redundant;
+                        // NZ in chunks: the chunk
   Role role = Role::Owned;
   bool start_flag = false;
 
@@ -69,6 +70,11 @@ struct PartitionOptions {
   // LRA / LRA+RC row fractions; < 0 picks the Table 3 default by mean nnz/row (table3_defaults).
   // m_l = floor(d_l*m) long rows, m_c = round(d_c*m) redundant rows (see partition_plan.cpp).
   double d_l = -1, d_c = -1;
+  // NZ: each device's rows cut again into this many contiguous blocks of ~equal non-zeros, one
+  // per stream slot, so that an exchange hides under the kernels (§3.2's transfer hiding, deeper):
+  // a block's copies after its kernel cross while the next block's kernel runs, and a block that
+  // reads no x entry another device sends runs while they cross. 1..kMaxStreamSlots.
+  int chunks = 1;
   // LRA / LRA+RC: the first row holding the most non-zeros when the caller knows it (row
   // statistics computed on the device, analysis::RowStats::longest_row); < 0: a scan of row_ptr
   // finds it.
@@ -93,8 +99,9 @@ std::vector<LraParams> tuning_candidates(Scheme s, double mean_nnz_per_row);
 // Partitions the m x n CSR matrix whose row pointer (m + 1 entries) is row_ptr. Reads only
 // row_ptr: O(ndevices log m), plus O(m) for the longest-row search of LRA and LRA+RC unless
 // PartitionOptions::longest_row gives it.
-// Throws InvalidArgument for ndevices < 1, d_l or d_c outside [0, 1] or d_l + d_c > 1, and for
-// Scheme::PCSC (use partition_pcsc). More devices than rows gives empty blocks.
+// Throws InvalidArgument for ndevices < 1, d_l or d_c outside [0, 1] or d_l + d_c > 1, chunks
+// outside [1, kMaxStreamSlots] or above 1 for a scheme other than NZ, and for Scheme::PCSC (use
+// partition_pcsc). More devices than rows gives empty blocks.
 PartitionPlan partition(const Offset* row_ptr, Ordinal m, Ordinal n, const PartitionOptions& opt);
 
 // MSREP pCSC (Alg. 4): col_ptr has n + 1 entries; the nnz ranges refer to CSC order.

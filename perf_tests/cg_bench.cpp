@@ -66,12 +66,14 @@ struct Variant {
   const char* partition;
   const char* exchange;
   bool one_gpu;
+  int chunks = 1;  // nz: blocks per device (the halo hides under the blocks that need none)
 };
 const Variant kVariants[] = {
     {"1gpu", "nz", "allgather", true},
     {"allgather-lra", "lra", "allgather", false},
     {"allgather-lra-rc", "lra-rc", "allgather", false},
     {"halo", "nz", "halo", false},
+    {"halo-c4", "nz", "halo", false, 4},
     {"comp", "lra", "allgather-x", false},
 };
 
@@ -109,6 +111,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       o.backend = Backend::Cuda, o.kernel = args.kernel, o.validate = false;
       o.devices = v.one_gpu ? std::vector<int>{args.devices.front()} : args.devices;
       o.partition = v.partition, o.exchange = v.exchange, o.tune_partition = false;
+      o.chunks = v.chunks;
       const auto t0 = Clock::now();
       Operator<S> op(a, o);
       res.setup_ms = ms_since(t0);

@@ -2,7 +2,9 @@
 // per matrix, the best single-GPU kernel on one GPU against N GPUs with each partition scheme
 // (rows, NZ, 2NZ, LRA, LRA+RC, pCSR, pCOO) under every exchange that applies (allgather, merge,
 // halo) and under auto (the tuner times the three), and LRA / LRA+RC once more with their
-// (d_l, d_c) tuner ("lra-tuned", what it tried and kept in the note). Per case: the median over
+// (d_l, d_c) tuner ("lra-tuned", what it tried and kept in the note), and NZ in kChunks blocks a
+// device ("nz-c4": the exchange under the kernels) with allgather, halo and auto. Per case: the
+// median over
 // --reps applies on the operator's distributed vectors of the slowest device's total, kernel and
 // exchange milliseconds (its events); the speedup over one GPU; the bound the peer bandwidth
 // measured in this run implies (two distinct GPUs); the set-up in single-GPU SpMVs: partition
@@ -77,6 +79,9 @@ struct Result {
   SetupPhases phases;  // milliseconds
 };
 
+// NZ's blocks per device in the chunked rows (Options::chunks).
+constexpr int kChunks = 4;
+
 // The set-up's phases as JSON keys (setup_<phase>_ms), in the order they run.
 const std::vector<std::pair<const char*, double SetupPhases::*>> kPhases = {
     {"longest_row", &SetupPhases::longest_row}, {"plan", &SetupPhases::plan},
@@ -146,14 +151,18 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
 
   const int nd = static_cast<int>(args.devices.size());
   o.kernel = args.kernel, o.devices = args.devices;
-  const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned) {
+  const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned,
+                           int chunks) {
     Result r = base();
-    r.gpus = nd, r.partition = std::string(part::to_string(scheme)) + (tuned ? "-tuned" : "");
+    r.gpus = nd, r.partition = std::string(part::to_string(scheme)) +
+                               (chunks > 1 ? "-c" + std::to_string(chunks) : "") +
+                               (tuned ? "-tuned" : "");
     r.exchange = exchange, r.kernel = to_string(args.kernel);
     std::cerr << "  " << nd << " GPUs " << r.partition << " " << r.exchange << " ... "
               << std::flush;
     try {
       o.partition = part::to_string(scheme), o.exchange = exchange, o.tune_partition = tuned;
+      o.chunks = chunks;
       Operator<S> op(a, o);
       const Timings built = op.timings();
       r.partition_cost = built.partition_ms / t1;
@@ -213,9 +222,14 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                               part::Exchange::Halo, part::Exchange::Auto}) {
       if (!part::exchange_applies(scheme, ex)) continue;
       if (ex == part::Exchange::Auto && part::exchange_candidates(scheme).size() < 2) continue;
-      measure(scheme, part::to_string(ex), false);
+      measure(scheme, part::to_string(ex), false, 1);
     }
-    if (scheme == part::Scheme::LRA || scheme == part::Scheme::LRARC) measure(scheme, "auto", true);
+    if (scheme == part::Scheme::LRA || scheme == part::Scheme::LRARC)
+      measure(scheme, "auto", true, 1);
+    if (scheme == part::Scheme::NZ)  // in chunks: the exchange under the kernels
+      for (part::Exchange ex :
+           {part::Exchange::AllGather, part::Exchange::Halo, part::Exchange::Auto})
+        measure(scheme, part::to_string(ex), false, kChunks);
   }
 }
 

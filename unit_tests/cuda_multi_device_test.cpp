@@ -75,8 +75,10 @@ std::vector<std::pair<std::string, CsrMatrix<S>>> matrices() {
 }
 
 template <class S>
-part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd) {
-  return part::partition(a.row_ptr.data(), a.nrows, a.ncols, part::PartitionOptions{s, nd});
+part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd, int chunks = 1) {
+  part::PartitionOptions o{s, nd};
+  o.chunks = chunks;
+  return part::partition(a.row_ptr.data(), a.nrows, a.ncols, o);
 }
 
 template <class S>
@@ -91,17 +93,20 @@ const std::vector<std::pair<double, double>> kScalars = {{1.5, 0.0}, {-0.75, 2.0
 TYPED_TEST(CudaMultiDeviceTest, EverySchemeAndExchangeMatchesReferenceWithHostVectors) {
   using S = TypeParam;
   std::uint64_t seed = 1;
+  std::vector<std::pair<Scheme, int>> schemes;  // and NZ in three chunks a device
+  for (Scheme s : part::all_schemes())
+    if (s != Scheme::PCSC) schemes.emplace_back(s, 1);  // pCSC: not supported by the executor
+  schemes.emplace_back(Scheme::NZ, 3);
   for (const auto& [name, a] : matrices<S>())
-    for (Scheme s : part::all_schemes()) {
-      if (s == Scheme::PCSC) continue;  // not supported by the CUDA executor
+    for (const auto& [s, chunks] : schemes) {
       for (Exchange e : kModes) {
         if (!part::exchange_applies(s, e)) continue;
         for (const auto& devices : device_lists()) {
           const int nd = static_cast<int>(devices.size());
-          const auto plan = plan_for(a, s, nd);
+          const auto plan = plan_for(a, s, nd, chunks);
           cuda::MultiDeviceSpmv<S> md(pointers(a), plan, {e, devices, Kernel::Auto});
-          const std::string what =
-              name + " " + part::to_string(s) + " " + to_string(e) + " N=" + std::to_string(nd);
+          const std::string what = name + " " + part::to_string(s) + "/" + std::to_string(chunks) +
+                                   " " + to_string(e) + " N=" + std::to_string(nd);
           host::MultiDeviceHost<S> emulation(a, plan, e);
           EXPECT_EQ(md.exchange_bytes(), emulation.strategy().bytes(sizeof(S))) << what;
           for (int dst = 0; dst < nd; ++dst)  // the device found the emulation's halo lists

@@ -40,26 +40,36 @@ std::vector<std::pair<std::string, CsrMatrix<S>>> matrices() {
 }
 
 template <class S>
-part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd) {
+part::PartitionPlan plan_for(const CsrMatrix<S>& a, Scheme s, int nd, int chunks = 1) {
   if (s == Scheme::PCSC) {
     const auto csc = to_csc(a);
     return part::partition_pcsc(csc.col_ptr.data(), a.nrows, a.ncols, nd);
   }
-  return part::partition(a.row_ptr.data(), a.nrows, a.ncols, part::PartitionOptions{s, nd});
+  part::PartitionOptions o{s, nd};
+  o.chunks = chunks;
+  return part::partition(a.row_ptr.data(), a.nrows, a.ncols, o);
+}
+
+// Every scheme, and NZ in three chunks a device.
+std::vector<std::pair<Scheme, int>> schemes_and_chunks() {
+  std::vector<std::pair<Scheme, int>> v;
+  for (Scheme s : part::all_schemes()) v.emplace_back(s, 1);
+  v.emplace_back(Scheme::NZ, 3);
+  return v;
 }
 
 TYPED_TEST(MultiDeviceHostTest, EverySchemeAndExchangeMatchesReferenceOnOneToEightDevices) {
   using S = TypeParam;
   std::uint64_t seed = 1;
   for (const auto& [name, a] : matrices<S>())
-    for (Scheme s : part::all_schemes())
+    for (const auto& [s, chunks] : schemes_and_chunks())
       for (Exchange e :
            {Exchange::AllGather, Exchange::Merge, Exchange::Halo, Exchange::AllGatherX}) {
         if (!host::exchange_applies(s, e)) continue;
         for (int nd = 1; nd <= 8; ++nd) {
-          MultiDeviceHost<S> md(a, plan_for(a, s, nd), e);
-          const std::string what = name + " " + part::to_string(s) + " " + host::to_string(e) +
-                                   " N=" + std::to_string(nd);
+          MultiDeviceHost<S> md(a, plan_for(a, s, nd, chunks), e);
+          const std::string what = name + " " + part::to_string(s) + "/" + std::to_string(chunks) +
+                                   " " + host::to_string(e) + " N=" + std::to_string(nd);
           for (S beta : {S(0), S(-0.75)}) {
             const auto x = test::random_vector<S>(a.ncols, ++seed);
             const auto y0 = beta == S(0) ? test::nan_vector<S>(a.nrows)

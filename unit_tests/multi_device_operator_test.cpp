@@ -68,6 +68,31 @@ TEST(MultiDeviceOperatorHostTest, EverySchemeAndExchangeOnTwoToEightEmulatedDevi
       }
 }
 
+// Options::chunks: NZ in four blocks a device through the Operator, and CG on them; chunks for
+// another scheme, or out of range, are refused.
+TEST(MultiDeviceOperatorHostTest, NzInChunksThroughTheOperator) {
+  const auto a = gen::laplace2d<double>(30, 30);
+  for (const auto& e : kExchanges) {
+    Options o;
+    o.devices.assign(3, 0);
+    o.exchange = e;
+    o.chunks = 4;
+    Operator<double> op(a, o);
+    EXPECT_LE(apply_error(op, a, 5), reference::tolerance<double>()) << e;
+  }
+  Options o;
+  o.devices.assign(2, 0);
+  o.exchange = "halo";
+  o.chunks = 4;
+  const CgResult chunked = laplace_cg(30, 7, 500, o), one = laplace_cg(30, 7, 500);
+  EXPECT_TRUE(chunked.converged);
+  EXPECT_NEAR(chunked.iterations, one.iterations, 2);
+  o.chunks = 0;
+  EXPECT_THROW(Operator<double>(a, o), InvalidArgument);
+  o.chunks = 2, o.partition = "lra";
+  EXPECT_THROW(Operator<double>(a, o), InvalidArgument);
+}
+
 TEST(MultiDeviceOperatorHostTest, AllDevicesIsOneOnTheHostAndBadNamesAreRejected) {
   const auto a = random_matrix<double>(50, 50, 4, 3);
   Options o;

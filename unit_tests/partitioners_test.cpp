@@ -223,6 +223,44 @@ TEST(PartitionersTest, NzBlocksStayWithinAverageNonZerosPlusLongestRow) {
     }
 }
 
+// NZ in chunks: each device keeps NZ's rows, cut into `chunks` contiguous blocks in slot order,
+// each within its share of the device's non-zeros plus the longest row.
+TEST(PartitionersTest, NzInChunksCutsEachDevicesRowsInSlotOrder) {
+  for (const auto& p : patterns())
+    for (int nd : {1, 2, 3})
+      for (int chunks : {2, 4}) {
+        const std::string what =
+            p.name + " N=" + std::to_string(nd) + " chunks=" + std::to_string(chunks);
+        const PartitionPlan whole = make_plan(p, Scheme::NZ, nd);
+        PartitionOptions o{Scheme::NZ, nd};
+        o.chunks = chunks;
+        const PartitionPlan plan = part::partition(p.ptr.data(), p.m(), p.n, o);
+        ASSERT_EQ(plan.blocks.size(), static_cast<std::size_t>(nd * chunks)) << what;
+        for (int d = 0; d < nd; ++d) {
+          const Block& w = whole.blocks[d];
+          Ordinal row = w.row_begin;
+          for (int k = 0; k < chunks; ++k) {
+            const Block& b = plan.blocks[d * chunks + k];
+            EXPECT_EQ(b.device, d) << what;
+            EXPECT_EQ(b.stream_slot, k) << what;
+            EXPECT_EQ(b.row_begin, row) << what;
+            EXPECT_LE(b.nnz(), (w.nnz() + chunks - 1) / chunks + p.max_row()) << what;
+            row = b.row_end;
+          }
+          EXPECT_EQ(row, w.row_end) << what;
+        }
+      }
+  const Pattern p{"p", row_ptr_of({1, 2, 3}), 3};
+  for (int chunks : {0, part::kMaxStreamSlots + 1}) {
+    PartitionOptions o{Scheme::NZ, 2};
+    o.chunks = chunks;
+    EXPECT_THROW(part::partition(p.ptr.data(), 3, 3, o), InvalidArgument) << chunks;
+  }
+  PartitionOptions lra{Scheme::LRA, 2};
+  lra.chunks = 2;
+  EXPECT_THROW(part::partition(p.ptr.data(), 3, 3, lra), InvalidArgument);
+}
+
 TEST(PartitionersTest, RowsSchemeGivesEqualRowCounts) {
   const Pattern p{"r", row_ptr_of(std::vector<Offset>(10, 2)), 10};
   const PartitionPlan plan = make_plan(p, Scheme::Rows, 3);

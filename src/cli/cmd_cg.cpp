@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/solvers/cg.hpp"
+#include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
 #include "tools/common.hpp"
 #include "tools/json.hpp"
@@ -86,6 +87,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
         .field("devices", static_cast<long long>(op.options().devices.size()))
         .field("partition", options.partition)
         .field("exchange", options.exchange)
+        .field("chunks", options.chunks)
         .field("tolerance", cg_options.tolerance)
         .field("iterations", res.iterations)
         .field("converged", res.converged)
@@ -131,6 +133,7 @@ int run(const ParsedArgs& args) {
   if (args.has("split")) throw UsageError("--split applies with --tpetra only");
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
+  options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
   const std::string precision = args.choice("precision", "double", {"float", "double"});
   return precision == "float" ? run_cg<float>(args, options) : run_cg<double>(args, options);
 }
@@ -158,6 +161,7 @@ Command cg_command() {
       {"devices", "LIST", kDevicesHelp},
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},
+      {"chunks", "N", kChunksHelp},
       {"precision", "float|double", "scalar type (default double)"},
       {"tol", "T", "relative residual to reach (default 1e-8 double, 1e-5 float)"},
       {"max-iters", "N", "iteration cap (default 1000)"},

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
 #include "tools/common.hpp"
 #include "tools/json.hpp"
@@ -65,6 +66,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
     j.end_array();
     if (multi) {
       j.field("partition", options.partition).field("exchange", options.exchange);
+      j.field("chunks", options.chunks);
     } else {  // one device: no partition, no exchange
       j.key("partition").null().key("exchange").null();
     }
@@ -144,6 +146,7 @@ int run(const ParsedArgs& args) {
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
+  options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
   const std::string precision = args.choice("precision", "double", {"float", "double"});
   return precision == "float" ? run_spmv<float>(args, options) : run_spmv<double>(args, options);
 }
@@ -177,6 +180,7 @@ Command spmv_command() {
       {"devices", "LIST", kDevicesHelp},
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},
+      {"chunks", "N", kChunksHelp},
       {"autotune", "", "let kernel auto time its candidates on the first applies"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},

@@ -38,5 +38,7 @@ inline const char* kPartitionHelp =
 inline const char* kExchangeHelp =
     "multi-device exchange: auto (the fastest of allgather, merge, halo), allgather, merge, halo, "
     "allgather-x (default auto)";
+inline const char* kChunksHelp =
+    "nz: blocks per device, so that the exchange hides under the kernels (1-16, default 1)";
 
 }  // namespace kspmv::cli

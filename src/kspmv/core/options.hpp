@@ -75,6 +75,9 @@ struct Options {
   std::string exchange = "auto";
   // LRA / LRA+RC row fractions; < 0: Table 3 default of Gao et al. 2024 by mean nnz/row.
   double d_l = -1, d_c = -1;
+  // nz: each device's rows in this many blocks, so that the exchange hides under the kernels
+  // (part::PartitionOptions::chunks).
+  int chunks = 1;
   // CUDA, LRA / LRA+RC with both fractions left at their defaults: the first applies try each
   // of part::tuning_candidates by the tuner's rule (core/tuner.hpp; every apply a correct SpMV)
   // and keep the fastest (the paper tunes d_l, d_c in the first iterations); distributed
