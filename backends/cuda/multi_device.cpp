@@ -139,8 +139,7 @@ struct MultiDeviceSpmv<S>::Piece {
   S* partial = nullptr;               // Merge: alpha * A_piece * x, on its device
   S* inbox = nullptr;                 // Merge, not on device 0: its partial, on device 0
   bool waits = true;                  // for the x entries copied before the kernels
-  Event begun{true, kReuse}, done{true, kReuse};  // around its kernel
-  Event sent{false, kReuse};                      // after its copies
+  Event done{true, kReuse}, sent{false, kReuse};  // after its kernel / after its copies
 };
 
 template <class S>
@@ -157,6 +156,7 @@ struct MultiDeviceSpmv<S>::Dev {
   Stream main{kReuse};
   std::vector<Stream> slots;
   Event start{true, kReuse}, kernels_start{true, kReuse}, end{true, kReuse};
+  Event first_kernel{true, kReuse};  // an apply: before its first kernel
   Event columns{true, kReuse};  // set-up: every column landed, before the Halo lists' selection
   Event arrived{false, kReuse}, x_sent{false, kReuse}, x_in{false, kReuse};
   Event gathered{false, kReuse};
@@ -869,7 +869,7 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
       const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
       wait(slot, *previous);
       if (pc.waits) wait(slot, dev.x_in);
-      pc.begun.record(slot);
+      if (p == dev.order.front()) dev.first_kernel.record(slot);
       if (pc.spmv) {
         if (s.partials)
           pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
@@ -904,8 +904,8 @@ const std::vector<DeviceTimings>& MultiDeviceSpmv<S>::timings() {
     dev.end.synchronize();
     DeviceTimings& t = timings_[d];
     t.total_ms = dev.end.elapsed_since(dev.start);
-    t.kernel_ms = 0;  // its kernels run one after another
-    for (int p : dev.pieces) t.kernel_ms += pieces_[p]->done.elapsed_since(pieces_[p]->begun);
+    t.kernel_ms =
+        dev.order.empty() ? 0 : pieces_[dev.order.back()]->done.elapsed_since(dev.first_kernel);
     t.exchange_ms = std::max(0.0, t.total_ms - t.kernel_ms);
   }
   pending_ = false;

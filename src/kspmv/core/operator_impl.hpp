@@ -25,8 +25,8 @@ namespace kspmv {
 using DeviceStream = CUstream_st*;
 
 // Milliseconds of the last apply on one device of a multi-device operator, from events on that
-// device: kernels (each kernel's time, summed: they run one after another), exchange (the rest:
-// the halo and the y sends, merges, not hidden under a kernel), total (its whole apply).
+// device: kernels (from the start of its first kernel to the end of its last), exchange (the
+// rest: halo and y sends and merges not hidden under the kernels), total (its whole apply).
 struct DeviceTimings {
   double kernel_ms = 0, exchange_ms = 0, total_ms = 0;
 };
