@@ -3,6 +3,8 @@
 #include "backends/cuda/multi_device.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -28,20 +30,25 @@ void wait(cudaStream_t s, const Event& e) {
   KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, e.get(), 0));
 }
 
-// Enables peer access between every pair of distinct devices that supports it.
+// Enables peer access between every pair of distinct devices that supports it, each pair once a
+// process (asking again is an error that CUDA reports, and compute-sanitizer with it).
 void enable_peer_access(const std::vector<int>& devices) {
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> enabled;
+  const std::lock_guard<std::mutex> lock(mutex);
   for (int a : devices)
     for (int b : devices) {
-      if (a == b) continue;
+      if (a == b || enabled.count({a, b})) continue;
       int can = 0;
       KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
       if (!can) continue;  // cudaMemcpyPeerAsync stages through host memory
       DeviceGuard guard(a);
       const cudaError_t code = cudaDeviceEnablePeerAccess(b, 0);
-      if (code == cudaErrorPeerAccessAlreadyEnabled)
+      if (code == cudaErrorPeerAccessAlreadyEnabled)  // by the application
         cudaGetLastError();
       else
         check(code, "cudaDeviceEnablePeerAccess");
+      enabled.insert({a, b});
     }
 }
 
@@ -105,11 +112,8 @@ MatrixSource<S>::MatrixSource(const CsrPointers<S>& host, int device)
     : host_(host), device_(device) {
   const auto t0 = Clock::now();
   DeviceGuard guard(device);
-  UploadThread::expect();
   row_ptr_ = DeviceBuffer<Offset>(static_cast<std::size_t>(host.m) + 2);  // + longest_row's key
-  UploadThread upload({{device, row_ptr_.data(), host.row_ptr, (host.m + 1) * sizeof(Offset)}});
-  load_row_kernels();  // while the row pointer crosses
-  upload.finish();
+  row_ptr_.upload(host.row_ptr, static_cast<std::size_t>(host.m) + 1);
   upload_ms_ = ms_since(t0);
 }
 

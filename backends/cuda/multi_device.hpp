@@ -68,9 +68,9 @@ class MultiVector {
 };
 
 // The matrix as executors read it: the host CSR, and its 64-bit row pointer copied once to one
-// CUDA device (on the upload thread, the row kernels loaded meanwhile), where the longest row that
-// LRA needs is found (once) and from which the pieces on that device narrow their own row pointers.
-// The executors the LRA tuner builds share it. The host arrays must outlive it.
+// CUDA device, where the longest row that LRA needs is found (once) and from which the pieces on
+// that device narrow their own row pointers. The executors the LRA tuner builds share it. The
+// host arrays must outlive it.
 template <class S>
 class MatrixSource {
  public:

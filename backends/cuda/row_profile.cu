@@ -229,14 +229,6 @@ void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cud
   check_launch("profile_kernel");
 }
 
-void load_row_kernels() {
-  cudaFuncAttributes a{};  // asking for a kernel's attributes loads it
-  KSPMV_CUDA_CHECK(cudaFuncGetAttributes(&a, zero_sums));
-  KSPMV_CUDA_CHECK(cudaFuncGetAttributes(&a, profile_kernel<Offset>));
-  KSPMV_CUDA_CHECK(cudaFuncGetAttributes(&a, profile_kernel<DeviceOffset>));
-  KSPMV_CUDA_CHECK(cudaFuncGetAttributes(&a, longest_row_kernel));
-}
-
 Ordinal longest_row_on_device(const Offset* src, Ordinal m, unsigned long long* key,
                               cudaStream_t stream) {
   if (m <= 0) return 0;

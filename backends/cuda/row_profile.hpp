@@ -62,11 +62,6 @@ void narrow_and_profile(const Offset* src, Ordinal m, Offset lo, Offset hi, Devi
 // device memory (a matrix that arrived on one device, device_arrays.hpp) into `sums`.
 void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cudaStream_t stream);
 
-// Loads the kernels above on the current device. CUDA loads a kernel on its first launch
-// (lazily), which took about 0.12 ms of the first LRA partition on an H100: a caller that waits
-// for a copy anyway loads them meanwhile.
-void load_row_kernels();
-
 // The first longest row of the m rows whose 64-bit pointer is src[0..m] (device memory of the
 // current device): one pass on `stream`, reduced into *key (device memory, one word, set here),
 // read back (waits for `stream`). What LRA needs of the whole matrix (Gao et al. 2024 §3.3).
