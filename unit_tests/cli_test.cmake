@@ -111,6 +111,11 @@ file(WRITE "${WORK_DIR}/general.mtx"
 expect(1 "stopped +non-positive curvature .* symmetric but not positive definite" cg "${WORK_DIR}/indefinite.mtx")
 expect(1 "stopped +non-positive curvature .* not symmetric" cg "${WORK_DIR}/general.mtx")
 expect(0 "check .*: ok" spmv ${small} --devices 0,0,0 --partition pcsc --exchange merge)
+# nz in chunks: the JSON says how many; out of range, or for another scheme, refused
+expect(0 "\"partition\":\"nz\",\"exchange\":\"halo\",\"chunks\":3,.*\"ok\":true" spmv ${small} --devices 0,0 --exchange halo --chunks 3 --json)
+expect(0 "check .*: ok" cg ${small} --devices 0,0 --exchange halo --chunks 4)
+expect(2 "" spmv ${small} --devices 0,0 --chunks 0)
+run_kspmv(2 "" "chunks apply to nz" /dev/null spmv ${small} --devices 0,0 --partition lra --chunks 2)
 # what the tuner tried and kept: the Auto exchange's three candidates, one kept
 expect(0 "\"tuning\":\\[{\"choice\":\"exchange\",\"candidate\":\"allgather\".*\"kept\":true" spmv ${small} --devices 0,0 --json)
 expect(0 "check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange allgather-x)
