@@ -824,7 +824,8 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
     dev->arrived.record(dev->main.get());
-    for (auto& r : dev->recvs) r.pull = device_can_read(x[r.peer], dev->device);
+    if (s.halo)
+      for (auto& r : dev->recvs) r.pull = device_can_read(x[r.peer], dev->device);
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
