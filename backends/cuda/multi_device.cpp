@@ -52,6 +52,17 @@ void enable_peer_access(const std::vector<int>& devices) {
     }
 }
 
+// The longest-row search's kernel loaded on `device` once a process (row_profile.hpp), so that
+// the first LRA partition after a multi-device set-up does not load it.
+void load_longest_row_kernel_once(int device) {
+  static std::mutex mutex;
+  static std::set<int> loaded;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!loaded.insert(device).second) return;
+  DeviceGuard guard(device);
+  load_longest_row_kernel();
+}
+
 // Throws InvalidArgument unless every id is a CUDA device; returns the first.
 int checked_devices(const std::vector<int>& devices) {
   const int count = device_count();
@@ -392,6 +403,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   if (wants(Exchange::Merge))
     for (std::size_t p = 0; p < pieces_.size(); ++p)
       if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
+  load_longest_row_kernel_once(source_->device());  // for a later LRA partition, while it crosses
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     const Chunk& c = chunks[k];
     if (!finders[c.dev]) continue;

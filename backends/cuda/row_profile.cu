@@ -229,6 +229,11 @@ void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cud
   check_launch("profile_kernel");
 }
 
+void load_longest_row_kernel() {
+  cudaFuncAttributes a{};  // asking for a kernel's attributes loads it
+  KSPMV_CUDA_CHECK(cudaFuncGetAttributes(&a, longest_row_kernel));
+}
+
 Ordinal longest_row_on_device(const Offset* src, Ordinal m, unsigned long long* key,
                               cudaStream_t stream) {
   if (m <= 0) return 0;

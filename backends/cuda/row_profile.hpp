@@ -62,6 +62,11 @@ void narrow_and_profile(const Offset* src, Ordinal m, Offset lo, Offset hi, Devi
 // device memory (a matrix that arrived on one device, device_arrays.hpp) into `sums`.
 void profile_rows(const DeviceOffset* row_ptr, Ordinal m, ProfileSums* sums, cudaStream_t stream);
 
+// Loads longest_row_on_device's kernel on the current device. CUDA loads a kernel when it is
+// first used (lazily): 0.12 ms of the first LRA partition of a process on an H100, where a
+// multi-device set-up before it, waiting for its upload, could have done it.
+void load_longest_row_kernel();
+
 // The first longest row of the m rows whose 64-bit pointer is src[0..m] (device memory of the
 // current device): one pass on `stream`, reduced into *key (device memory, one word, set here),
 // read back (waits for `stream`). What LRA needs of the whole matrix (Gao et al. 2024 §3.3).
