@@ -4,6 +4,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -254,6 +255,26 @@ PointerAttribute pointer_attribute() {
 }
 
 }  // namespace
+
+void enable_peer_access(const std::vector<int>& devices) {
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> enabled;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (int a : devices)
+    for (int b : devices) {
+      if (a == b || enabled.count({a, b})) continue;
+      int can = 0;
+      KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+      if (!can) continue;  // cudaMemcpyPeerAsync stages through host memory
+      DeviceGuard guard(a);
+      const cudaError_t code = cudaDeviceEnablePeerAccess(b, 0);
+      if (code == cudaErrorPeerAccessAlreadyEnabled)  // by the application
+        cudaGetLastError();
+      else
+        check(code, "cudaDeviceEnablePeerAccess");
+      enabled.insert({a, b});
+    }
+}
 
 bool device_can_read(const void* p, int device) {
   cudaPointerAttributes a{};

@@ -59,6 +59,11 @@ void copy_to_device(void* dst, const void* host, std::size_t bytes);
 // on the legacy default stream.
 void copy_to_host(void* host, const void* src, std::size_t bytes);
 
+// Enables peer access between every pair of distinct devices of `devices` that supports it, each
+// pair once a process (asking again is an error that CUDA reports, and compute-sanitizer with
+// it; a pair the application enabled itself is accepted).
+void enable_peer_access(const std::vector<int>& devices);
+
 // Whether kernels on CUDA device `device` may load from device memory `p` (of that device, or of
 // a peer that granted it access: cudaMalloc with peer access enabled, pools and VMM allocations
 // that set it). False for host, managed and unknown memory, and where the driver cannot tell.

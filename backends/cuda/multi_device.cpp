@@ -30,28 +30,6 @@ void wait(cudaStream_t s, const Event& e) {
   KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, e.get(), 0));
 }
 
-// Enables peer access between every pair of distinct devices that supports it, each pair once a
-// process (asking again is an error that CUDA reports, and compute-sanitizer with it).
-void enable_peer_access(const std::vector<int>& devices) {
-  static std::mutex mutex;
-  static std::set<std::pair<int, int>> enabled;
-  const std::lock_guard<std::mutex> lock(mutex);
-  for (int a : devices)
-    for (int b : devices) {
-      if (a == b || enabled.count({a, b})) continue;
-      int can = 0;
-      KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
-      if (!can) continue;  // cudaMemcpyPeerAsync stages through host memory
-      DeviceGuard guard(a);
-      const cudaError_t code = cudaDeviceEnablePeerAccess(b, 0);
-      if (code == cudaErrorPeerAccessAlreadyEnabled)  // by the application
-        cudaGetLastError();
-      else
-        check(code, "cudaDeviceEnablePeerAccess");
-      enabled.insert({a, b});
-    }
-}
-
 // The longest-row search's kernel loaded on `device` once a process (row_profile.hpp), so that
 // the first LRA partition after a multi-device set-up does not load it.
 void load_longest_row_kernel_once(int device) {
