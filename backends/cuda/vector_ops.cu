@@ -21,28 +21,17 @@ __global__ void scale_kernel(Scalar* __restrict__ y, Ordinal m, std::size_t ldy,
   }
 }
 
-// dst[i] = src[idx[i]] (gather) or dst[idx[i]] = src[i] (scatter).
-template <bool Scatter, class Scalar>
+// dst[i or idx[i]] = src[i or idx[i]]: gather (IndexSrc), scatter (IndexDst), or entries at the
+// same positions of another vector (both).
+template <bool IndexDst, bool IndexSrc, class Scalar>
 __global__ void indexed_copy_kernel(Scalar* __restrict__ dst, const Scalar* __restrict__ src,
                                     const Ordinal* __restrict__ idx, Ordinal count) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += stride) {
-    if (Scatter)
-      dst[idx[i]] = src[i];
-    else
-      dst[i] = src[idx[i]];
+    const long long at = IndexDst || IndexSrc ? idx[i] : i;
+    dst[IndexDst ? at : i] = src[IndexSrc ? at : i];
   }
-}
-
-// dst[idx[i]] = src[idx[i]]: entries at the same positions of another vector.
-template <class Scalar>
-__global__ void pull_kernel(Scalar* __restrict__ dst, const Scalar* __restrict__ src,
-                            const Ordinal* __restrict__ idx, Ordinal count) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += stride)
-    dst[idx[i]] = src[idx[i]];
 }
 
 template <class Scalar>
@@ -58,6 +47,15 @@ constexpr int kBlock = 256;
 // Blocks of a grid-stride loop over `count` entries.
 int grid_for(Ordinal count) {
   return static_cast<int>(std::min<long long>((count + kBlock - 1) / kBlock, 65535));
+}
+
+template <bool IndexDst, bool IndexSrc, class Scalar>
+void indexed_copy(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
+                  cudaStream_t stream) {
+  if (count <= 0) return;
+  indexed_copy_kernel<IndexDst, IndexSrc>
+      <<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
+  check_launch("indexed_copy_kernel");
 }
 
 }  // namespace
@@ -78,25 +76,19 @@ void scale_vector(Scalar* y, Ordinal m, Scalar beta, cudaStream_t stream) {
 template <class Scalar>
 void gather_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                     cudaStream_t stream) {
-  if (count <= 0) return;
-  indexed_copy_kernel<false><<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
-  check_launch("indexed_copy_kernel");
+  indexed_copy<false, true>(dst, src, idx, count, stream);
 }
 
 template <class Scalar>
 void scatter_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                      cudaStream_t stream) {
-  if (count <= 0) return;
-  indexed_copy_kernel<true><<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
-  check_launch("indexed_copy_kernel");
+  indexed_copy<true, false>(dst, src, idx, count, stream);
 }
 
 template <class Scalar>
 void pull_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                   cudaStream_t stream) {
-  if (count <= 0) return;
-  pull_kernel<<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
-  check_launch("pull_kernel");
+  indexed_copy<true, true>(dst, src, idx, count, stream);
 }
 
 template <class Scalar>
