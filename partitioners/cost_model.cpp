@@ -51,8 +51,26 @@ Prediction predict(const ExchangeStrategy& s, const std::vector<double>& block_m
     p.ms = std::max({p.ms, clock[d], link[d], arrived[d]});
     p.kernel_ms = std::max(p.kernel_ms, kernels[d]);
   }
+  p.ms += fixed_ms(nd);
   p.exchange_ms = p.ms - p.kernel_ms;
   return p;
+}
+
+double fixed_ms(int devices) {
+  return devices > 1 ? kFixedMs + kFixedPerDeviceMs * devices : 0.0;
+}
+
+int choose_device_count(double bytes, int devices, double peak_gbps) {
+  if (devices < 1 || !(peak_gbps > 0))
+    throw InvalidArgument("choose_device_count: at least one device and a positive bandwidth");
+  const double one = bytes / (kSpmvShareOfPeak * peak_gbps * 1e6);
+  int best = 1;
+  double best_ms = one;
+  for (int k = 2; k <= devices; ++k) {
+    const double ms = one / k + fixed_ms(k);
+    if (one >= 0.5 * k * ms && ms < best_ms) best = k, best_ms = ms;
+  }
+  return best;
 }
 
 }  // namespace kspmv::part

@@ -24,11 +24,31 @@ namespace kspmv::part {
 // The start-up cost of one copy between devices (cudaMemcpyPeerAsync on NVLink: a few µs).
 inline constexpr double kCopyLatencyMs = 0.008;
 
+// The fixed cost of one multi-device apply beyond its kernels and copies (the replayed graph's
+// launch, its fork and join across the devices, the events that join it with the streams'
+// other work): kFixedMs + kFixedPerDeviceMs per device, fitted to the laplace2d 4096^2 applies
+// on two and four H100s (perf_tests/README.md). 0 on one device.
+inline constexpr double kFixedMs = 0.004;
+inline constexpr double kFixedPerDeviceMs = 0.003;
+double fixed_ms(int devices);
+
+// The share of the device's peak memory bandwidth a regular SpMV streams at (an H100's kernels
+// reach 0.8-0.9 of it on stencils): choose_device_count's one-device time.
+inline constexpr double kSpmvShareOfPeak = 0.85;
+
 // block_ms[b]: the kernel time of plan block b alone (plan order). peer_gbps: GB/s of one
 // device's outgoing link; device_gbps: a device's copy bandwidth (bytes read plus written per
 // second, GB/s). Throws InvalidArgument unless there is one time per block and both bandwidths
 // are positive.
 Prediction predict(const ExchangeStrategy& s, const std::vector<double>& block_ms,
                    std::size_t scalar_bytes, double peer_gbps, double device_gbps);
+
+// How many of `devices` devices pay for themselves on an apply that moves `bytes` through one
+// device's memory (the effective bytes of the matrix and vectors), on devices of `peak_gbps`
+// peak bandwidth: with t(k) = t(1) / k + fixed_ms(k) and t(1) = bytes at kSpmvShareOfPeak of the
+// peak, the k of least t(k) among those of efficiency t(1) / (k t(k)) >= 1/2 (1 when none). The
+// exchange is left out: where it weighs, the matrix is large enough to want every device.
+// InvalidArgument unless devices >= 1 and peak_gbps > 0.
+int choose_device_count(double bytes, int devices, double peak_gbps);
 
 }  // namespace kspmv::part

@@ -115,11 +115,12 @@ TEST(ExchangeStrategyTest, ModesThatDoNotApplyAndAutoAreRefused) {
 }
 
 // Two devices, rows [0,500) [500,1000), kernels of 1 and 2 ms, 4 GB/s links: device 0 sends its
-// 4000 bytes at 1 ms (arriving at 1 + 0.008 + 0.001), device 1 at 2 ms: the apply ends at 2.009.
+// 4000 bytes at 1 ms (arriving at 1 + 0.008 + 0.001), device 1 at 2 ms: the apply ends at 2.009,
+// plus the fixed cost of an apply on two devices.
 TEST(CostModelTest, AllGatherEndsWhenTheSlowestDevicesRowsHaveArrived) {
   const auto s = part::make_strategy(plan_of(Scheme::Rows, 1000, 2), Exchange::AllGather);
   const Prediction p = part::predict(*s, {1.0, 2.0}, 8, 4.0, 1000.0);
-  EXPECT_NEAR(p.ms, 2.0 + part::kCopyLatencyMs + 0.001, 1e-12);
+  EXPECT_NEAR(p.ms, 2.0 + part::kCopyLatencyMs + 0.001 + part::fixed_ms(2), 1e-12);
   EXPECT_NEAR(p.kernel_ms, 2.0, 1e-12);
   EXPECT_NEAR(p.exchange_ms, p.ms - 2.0, 1e-12);
 }
@@ -131,7 +132,7 @@ TEST(CostModelTest, AllGatherEndsWhenTheSlowestDevicesRowsHaveArrived) {
 TEST(CostModelTest, MergeAddsEachPartialOnDeviceZeroOnceItArrived) {
   const auto s = part::make_strategy(plan_of(Scheme::PCSR, 1000, 2), Exchange::Merge);
   const Prediction p = part::predict(*s, {1.0, 1.0}, 8, 4.0, 1.0);
-  EXPECT_NEAR(p.ms, 1.040, 1e-12);
+  EXPECT_NEAR(p.ms, 1.040 + part::fixed_ms(2), 1e-12);
   EXPECT_NEAR(p.kernel_ms, 1.0, 1e-12);
 }
 
@@ -141,7 +142,7 @@ TEST(CostModelTest, HaloDelaysTheKernelsOfTheReceivers) {
   const auto s = part::make_strategy(plan_of(Scheme::NZ, 1000, 2), Exchange::Halo);
   s->set_halo_counts({{0, 0}, {1000, 0}});
   const Prediction p = part::predict(*s, {1.0, 1.0}, 8, 4.0, 1000.0);
-  EXPECT_NEAR(p.ms, 1.0 + part::kCopyLatencyMs + 0.002, 1e-12);
+  EXPECT_NEAR(p.ms, 1.0 + part::kCopyLatencyMs + 0.002 + part::fixed_ms(2), 1e-12);
   EXPECT_THROW(part::predict(*s, {1.0}, 8, 4.0, 1.0), InvalidArgument);
   EXPECT_THROW(part::predict(*s, {1.0, 1.0}, 8, 0.0, 1.0), InvalidArgument);
 }
@@ -153,14 +154,42 @@ TEST(CostModelTest, HaloHidesTheCopiesUnderTheBlocksThatReadNoReceivedEntry) {
   const auto s = part::make_strategy(plan_of(Scheme::TwoNZ, 1000, 2), Exchange::Halo);
   s->set_halo_counts({{0, 0}, {1000, 0}});
   const std::vector<double> ms = {0.5, 0.5, 0.5, 0.5};
-  EXPECT_NEAR(part::predict(*s, ms, 8, 4.0, 1000.0).ms, 1.0 + part::kCopyLatencyMs + 0.002, 1e-12);
+  EXPECT_NEAR(part::predict(*s, ms, 8, 4.0, 1000.0).ms,
+              1.0 + part::kCopyLatencyMs + 0.002 + part::fixed_ms(2), 1e-12);
   s->set_x_readers({false, true, false, false});
   EXPECT_EQ(s->kernel_order(1), (std::vector<int>{3, 1}));
   EXPECT_EQ(s->kernel_order(0), (std::vector<int>{0, 2}));
   const Prediction p = part::predict(*s, ms, 8, 4.0, 1000.0);
-  EXPECT_NEAR(p.ms, 1.0, 1e-12);
+  EXPECT_NEAR(p.ms, 1.0 + part::fixed_ms(2), 1e-12);
   EXPECT_NEAR(p.kernel_ms, 1.0, 1e-12);
   EXPECT_THROW(s->set_x_readers({true}), InvalidArgument);
+}
+
+TEST(CostModelTest, TheFixedCostGrowsWithTheDevicesAndIsNoneOnOne) {
+  EXPECT_EQ(part::fixed_ms(1), 0.0);
+  EXPECT_GT(part::fixed_ms(2), 0.0);
+  EXPECT_NEAR(part::fixed_ms(4) - part::fixed_ms(2), 2 * part::kFixedPerDeviceMs, 1e-15);
+}
+
+// One device streams `bytes` in t1; k devices take t1 / k + fixed_ms(k). An apply of many times
+// the fixed cost takes every device; one of about the fixed cost takes none of the others, and
+// in between the count stops where the devices would keep less than half their share.
+TEST(CostModelTest, TheDevicesThatPayForThemselves) {
+  const double peak = 1000;  // GB/s: t1 = bytes / (kSpmvShareOfPeak * 1e9) s
+  const auto bytes_for = [&](double t1_ms) { return t1_ms * part::kSpmvShareOfPeak * peak * 1e6; };
+  EXPECT_EQ(part::choose_device_count(bytes_for(1000 * part::fixed_ms(4)), 4, peak), 4);
+  EXPECT_EQ(part::choose_device_count(bytes_for(part::fixed_ms(2)), 4, peak), 1);
+  for (double t1 : {0.01, 0.03, 0.05, 0.1, 0.3}) {
+    const int k = part::choose_device_count(bytes_for(t1), 4, peak);
+    const double tk = t1 / k + part::fixed_ms(k);
+    EXPECT_TRUE(k == 1 || t1 >= 0.5 * k * tk) << t1;
+    for (int j = k + 1; j <= 4; ++j)  // no larger count is both efficient and faster
+      EXPECT_FALSE(t1 >= 0.5 * j * (t1 / j + part::fixed_ms(j)) && t1 / j + part::fixed_ms(j) < tk)
+          << t1 << " " << j;
+  }
+  EXPECT_EQ(part::choose_device_count(bytes_for(1.0), 1, peak), 1);
+  EXPECT_THROW(part::choose_device_count(1.0, 0, peak), InvalidArgument);
+  EXPECT_THROW(part::choose_device_count(1.0, 2, 0.0), InvalidArgument);
 }
 
 TEST(PartitionLongestRowTest, AGivenLongestRowPlansLikeTheScanAndABadOneIsRefused) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -360,10 +361,109 @@ TEST_F(MultiDeviceOperatorCudaTest, PartsAreTimedAloneAndFeedTheCostModel) {
 
 TEST_F(MultiDeviceOperatorCudaTest, CgThroughTheOperatorTakesTheHostIterations) {
   const CgResult ref = laplace_cg(40, 9, 3000);
-  const CgResult r = laplace_cg(40, 9, 3000, options("lra"));
-  EXPECT_TRUE(r.converged);
-  EXPECT_NEAR(r.iterations, ref.iterations, 2);
-  EXPECT_LE(r.relative_residual, 1e-9);
+  for (const char* exchange : {"allgather", "halo"})
+    for (bool graphs : {true, false}) {
+      Options o = options(exchange == std::string("halo") ? "nz" : "lra", exchange);
+      o.graphs = graphs;
+      const CgResult r = laplace_cg(40, 9, 3000, o);
+      EXPECT_TRUE(r.converged) << exchange << " graphs " << graphs;
+      EXPECT_NEAR(r.iterations, ref.iterations, 2) << exchange << " graphs " << graphs;
+      EXPECT_LE(r.relative_residual, 1e-9) << exchange << " graphs " << graphs;
+      EXPECT_EQ(r.replay, graphs ? "one CUDA graph an iteration" : "step by step (graphs off)")
+          << exchange;
+    }
+}
+
+// Replayed applies (Options::graphs) on distributed vectors: every exchange (and the one the
+// tuner keeps) right on fresh
+// inputs, with the vectors and scalars changing between applies (each set its own graph), the
+// output poisoned first; the replays are timed; new values reach the replayed kernels.
+TEST_F(MultiDeviceOperatorCudaTest, ReplayedAppliesAreRightForEveryVectorAndScalarSet) {
+  using S = double;
+  auto a = random_matrix<S>(6000, 6000, 11, 4);
+  std::uint64_t seed = 40;
+  for (const char* partition : {"nz", "2nz", "pcsr"})
+    for (const char* exchange : {"allgather", "merge", "halo", "allgather-x", "auto"}) {
+      if (!part::exchange_applies(part::parse_scheme(partition), part::parse_exchange(exchange)))
+        continue;
+      Options o = options(partition, exchange);
+      Operator<S> op(a, o);  // auto: the tuner's candidates alternate, each replayed
+      const DistributedVector<S> xs[] = {op.make_vector(), op.make_vector()};
+      const DistributedVector<S> ys[] = {op.make_vector(), op.make_vector()};
+      for (int round = 0; round < 6; ++round) {
+        const int k = round % 2;
+        const S alpha = round < 4 ? S(1.5) : S(-2), beta = k ? S(0) : S(0.5);
+        const auto x = random_vector<S>(a.ncols, ++seed), y0 = random_vector<S>(a.nrows, ++seed);
+        op.upload(x.data(), a.ncols, xs[k]);
+        op.upload(y0.data(), a.nrows, ys[k]);
+        auto ref = y0;
+        reference::spmv(alpha, a, x.data(), beta, ref.data());
+        if (beta == S(0)) {  // y is only written: poisoned, it must come back whole
+          std::vector<S> nan(a.nrows, std::numeric_limits<S>::quiet_NaN());
+          op.upload(nan.data(), a.nrows, ys[k]);
+        }
+        op.apply(alpha, xs[k], beta, ys[k]);
+        std::vector<S> y(a.nrows);
+        op.download(ys[k], a.nrows, y.data());
+        EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
+            << partition << " " << exchange << " round " << round;
+        const Timings t = op.timings();
+        EXPECT_TRUE(t.replayed) << partition << " " << exchange << ": " << t.replay_note;
+        ASSERT_FALSE(t.devices.empty());
+        for (const auto& d : t.devices) {
+          EXPECT_GT(d.total_ms, 0) << partition << " " << exchange;
+          EXPECT_GE(d.kernel_ms, 0) << partition << " " << exchange;
+          EXPECT_LE(d.kernel_ms, d.total_ms + 1e-3) << partition << " " << exchange;
+        }
+      }
+      const auto negate = [&a] {
+        for (std::size_t e = 0; e < a.values.extent(0); ++e) a.values(e) = -a.values(e);
+      };
+      negate();  // new values, the same pattern
+      op.update_values(a.values);
+      EXPECT_LE(apply_error(op, a, ++seed), reference::tolerance<S>()) << partition << exchange;
+      negate();
+    }
+}
+
+// A caller whose applies never repeat gets them enqueued step by step after a few captures,
+// and right all along.
+TEST_F(MultiDeviceOperatorCudaTest, AppliesThatNeverRepeatStopBeingCaptured) {
+  using S = double;
+  const auto a = gen::laplace2d<S>(60, 60);
+  Operator<S> op(a, options("nz", "halo"));
+  const auto x = op.make_vector(), y = op.make_vector();
+  const auto hx = random_vector<S>(a.ncols, 5);
+  op.upload(hx.data(), a.ncols, x);
+  for (int k = 1; k <= 20; ++k) {
+    const S alpha = S(k);  // a new scalar each time
+    auto ref = std::vector<S>(a.nrows, S(0));
+    reference::spmv(alpha, a, hx.data(), S(0), ref.data());
+    op.apply(alpha, x, S(0), y);
+    std::vector<S> got(a.nrows);
+    op.download(y, a.nrows, got.data());
+    EXPECT_LE(reference::rel_l2_error(got.data(), ref.data(), got.size()),
+              reference::tolerance<S>())
+        << k;
+  }
+  EXPECT_FALSE(op.timings().replayed);
+  EXPECT_NE(op.timings().replay_note.find("step by step"), std::string::npos);
+}
+
+// Options::choose_devices: a tiny matrix keeps one device, a large one every device given; the
+// Operator lists what it uses.
+TEST_F(MultiDeviceOperatorCudaTest, TheCostModelChoosesHowManyDevices) {
+  using S = double;
+  Options o = options("nz", "halo");
+  o.choose_devices = true;
+  const auto small = gen::laplace2d<S>(30, 30);
+  Operator<S> one(small, o);
+  EXPECT_EQ(one.options().devices.size(), 1u);
+  EXPECT_LE(apply_error(one, small, 3), reference::tolerance<S>());
+  const auto large = gen::laplace2d<S>(2500, 2500);
+  Operator<S> all(large, o);
+  EXPECT_EQ(all.options().devices, devices());
+  EXPECT_LE(apply_error(all, large, 4), reference::tolerance<S>());
 }
 
 #endif

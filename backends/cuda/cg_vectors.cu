@@ -5,15 +5,19 @@
 //   update_xp: x += alpha p, p = r + beta p, beta = rr_next / rr, then the convergence test
 // A dot product is summed in double per block, and the last block to finish adds the blocks'
 // sums in block order (one kernel, the same result every run). Each part's sum goes to every
-// other part as one number; every part adds them in part order, so all take the same decisions.
+// other part as one number, stored there by that last block where the devices may write each
+// other's memory (peer access; one GPU's virtual devices), else copied after the kernel; every
+// part adds them in part order, so all take the same decisions.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <utility>
 
 #include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/graph.hpp"
 #include "backends/cuda/memory.hpp"
 
 namespace kspmv::cuda {
@@ -39,6 +43,18 @@ struct State {
   double pq_in[kMaxCgParts], rr_in[kMaxCgParts];  // every part's sum, at its index
   double partial[kMaxGrid];
 };
+
+// Where a part's dot products go: its own state and, where it may store there, every other
+// part's (at its part index); the kernel's end (and an event) makes them visible there.
+struct Sinks {
+  State* at[kMaxCgParts] = {};
+  int count = 0;
+};
+
+__device__ void put(const Sinks& to, double (State::*in)[kMaxCgParts], int self, double total) {
+  for (int k = 0; k < to.count; ++k) (to.at[k]->*in)[self] = total;
+  __threadfence_system();
+}
 
 // A part's rows as kernel arguments.
 struct Rows {
@@ -96,8 +112,8 @@ __device__ double parts_total(const double* in, int parts) {
 }
 
 template <class S>
-__global__ void __launch_bounds__(kBlock)
-    start_kernel(const S* __restrict__ r, S* __restrict__ p, Rows rows, State* st, int self) {
+__global__ void __launch_bounds__(kBlock) start_kernel(const S* __restrict__ r, S* __restrict__ p,
+                                                       Rows rows, State* st, Sinks to, int self) {
   double sum = 0;
   for_rows(rows, [&](long long i) {
     const S v = r[i];
@@ -106,7 +122,7 @@ __global__ void __launch_bounds__(kBlock)
   });
   if (!last_block(st, sum)) return;
   const double total = blocks_total(st);
-  if (threadIdx.x == 0) st->rr_in[self] = total;
+  if (threadIdx.x == 0) put(to, &State::rr_in, self, total);
 }
 
 __global__ void start_finish_kernel(State* st, int parts) {
@@ -116,19 +132,20 @@ __global__ void start_finish_kernel(State* st, int parts) {
 
 template <class S>
 __global__ void __launch_bounds__(kBlock)
-    dot_kernel(const S* __restrict__ p, const S* __restrict__ q, Rows rows, State* st, int self) {
+    dot_kernel(const S* __restrict__ p, const S* __restrict__ q, Rows rows, State* st, Sinks to,
+               int self) {
   if (st->head.stop != kRunning) return;
   double sum = 0;
   for_rows(rows, [&](long long i) { sum += double(p[i]) * double(q[i]); });
   if (!last_block(st, sum)) return;
   const double total = blocks_total(st);
-  if (threadIdx.x == 0) st->pq_in[self] = total;
+  if (threadIdx.x == 0) put(to, &State::pq_in, self, total);
 }
 
 template <class S>
 __global__ void __launch_bounds__(kBlock)
-    update_r_kernel(S* __restrict__ r, const S* __restrict__ q, Rows rows, State* st, int self,
-                    int parts) {
+    update_r_kernel(S* __restrict__ r, const S* __restrict__ q, Rows rows, State* st, Sinks to,
+                    int self, int parts) {
   if (st->head.stop != kRunning) return;
   const double pq = parts_total(st->pq_in, parts);
   if (!(pq > 0)) {  // every block sees the same pq: none updates
@@ -144,7 +161,7 @@ __global__ void __launch_bounds__(kBlock)
   });
   if (!last_block(st, sum)) return;
   const double total = blocks_total(st);
-  if (threadIdx.x == 0) st->rr_in[self] = total;
+  if (threadIdx.x == 0) put(to, &State::rr_in, self, total);
 }
 
 template <class S>
@@ -189,7 +206,10 @@ int grid_of(const std::vector<part::Span>& spans) {
 template <class S>
 class DeviceCgVectors final : public CgVectors<S> {
  public:
-  explicit DeviceCgVectors(CgLayout<S> layout) : l_(std::move(layout)) {
+  explicit DeviceCgVectors(CgLayout<S> layout)
+      : l_(std::move(layout)),
+        replay_(l_.graphs ? "" : "step by step (graphs off)"),
+        step_by_step_(!l_.graphs) {
     const int np = static_cast<int>(l_.parts.size());
     if (np < 1 || np > kMaxCgParts)
       throw InvalidArgument("cg vectors: 1 to " + std::to_string(kMaxCgParts) + " parts, not " +
@@ -203,12 +223,29 @@ class DeviceCgVectors final : public CgVectors<S> {
       q.state = DeviceBuffer<State>(1);
       KSPMV_CUDA_CHECK(cudaMemsetAsync(q.state.data(), 0, sizeof(State), p.stream));
     }
+    for (std::size_t k = 0; k < parts_.size(); ++k)  // stores to the others: all or none
+      for (std::size_t t = 0; t < parts_.size() && direct_; ++t)
+        direct_ = device_can_read(parts_[t]->state.data(), l_.parts[k].device);
+    for (std::size_t k = 0; k < parts_.size(); ++k) {
+      Sinks& to = parts_[k]->sinks;
+      if (!direct_ || !l_.reduce) to.at[to.count++] = parts_[k]->state.data();
+      for (std::size_t t = 0; t < parts_.size() && direct_ && l_.reduce; ++t)
+        to.at[to.count++] = parts_[t]->state.data();
+    }
     DeviceGuard guard(l_.parts[0].device);
     snaps_ = PinnedBuffer<Head>(kCgSnapshots);
     for (int k = 0; k < kCgSnapshots; ++k) events_[k] = std::make_unique<Event>();
     start_ = std::make_unique<Event>();
   }
   ~DeviceCgVectors() override {
+    if (joined_)
+      on_device_noexcept(l_.parts[0].device, [&] {
+        try {
+          graph_->join_out();  // the streams' later work after the last iteration
+        } catch (const Error&) {
+        }
+      });
+    graph_.reset();
     for (std::size_t k = 0; k < parts_.size(); ++k)
       on_device_noexcept(l_.parts[k].device, [&] { parts_[k].reset(); });
     on_device_noexcept(l_.parts[0].device, [&] {
@@ -224,17 +261,19 @@ class DeviceCgVectors final : public CgVectors<S> {
   const DistributedVector<S>& q() const override { return l_.q; }
 
   void load(const S* b, const S* x0) override {
+    leave_graph();
     l_.upload(b, l_.r);
     l_.upload(x0, l_.x);
   }
 
   void start(double bnorm, double tolerance) override {
+    leave_graph();
     const double limit = tolerance * bnorm;
     each([&](std::size_t k, const CgPart& p, Part& q) {
       KSPMV_CUDA_CHECK(cudaMemcpyAsync(&q.state.data()->limit, &limit, sizeof limit,
                                        cudaMemcpyHostToDevice, p.stream));
       start_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.p.data(k), q.rows,
-                                                    q.state.data(), self(k));
+                                                    q.state.data(), q.sinks, self(k));
       check_launch("start_kernel");
     });
     share(&State::rr_in);
@@ -249,7 +288,7 @@ class DeviceCgVectors final : public CgVectors<S> {
   void dot_pq() override {
     each([&](std::size_t k, const CgPart& p, Part& q) {
       dot_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.p.data(k), l_.q.data(k), q.rows,
-                                                  q.state.data(), self(k));
+                                                  q.state.data(), q.sinks, self(k));
       check_launch("dot_kernel");
     });
     share(&State::pq_in);
@@ -258,7 +297,7 @@ class DeviceCgVectors final : public CgVectors<S> {
   void update_r() override {
     each([&](std::size_t k, const CgPart& p, Part& q) {
       update_r_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.q.data(k), q.rows,
-                                                       q.state.data(), self(k), summed());
+                                                       q.state.data(), q.sinks, self(k), summed());
       check_launch("update_r_kernel");
     });
     share(&State::rr_in);
@@ -300,15 +339,59 @@ class DeviceCgVectors final : public CgVectors<S> {
     return st;
   }
 
-  void store(S* x) override { l_.download(l_.x, x); }
+  // Captured once (the parts' streams forked from the first part's), then replayed: one launch
+  // an iteration. Between replays only snapshots touch the first part's stream, so a replay
+  // waits for the other streams only after something else has used them (leave_graph). Where
+  // the capture fails or CUDA refuses a replay, every iteration is enqueued step by step.
+  void iterate(const std::function<void()>& step) override {
+    if (!graph_ && !step_by_step_) {
+      StreamSet set;
+      for (const CgPart& p : l_.parts) set.devices.push_back(p.device);
+      for (const CgPart& p : l_.parts) set.streams.push_back(p.stream);
+      try {
+        graph_ = std::make_unique<MultiGraph>(std::move(set), step);
+        replay_ = "one CUDA graph an iteration";
+      } catch (const Error& e) {
+        step_by_step_ = true;
+        replay_ = std::string("step by step: capturing an iteration failed: ") + e.what();
+      }
+    }
+    if (graph_) {
+      try {
+        graph_->launch(nullptr, nullptr, !joined_, false);
+        joined_ = true;
+        return;
+      } catch (const CudaError& e) {  // refused, nothing launched: step by step from now on
+        leave_graph();
+        graph_.reset();
+        step_by_step_ = true;
+        replay_ += std::string(", then step by step: a replay failed: ") + e.what();
+      }
+    }
+    step();
+  }
+
+  std::string replay() const override { return replay_; }
+
+  void store(S* x) override {
+    leave_graph();
+    l_.download(l_.x, x);
+  }
 
  private:
   struct Part {
     Rows rows;
     int grid = 1;
     DeviceBuffer<State> state;
+    Sinks sinks;  // where its kernels put its dot products
     Event shared{false};
   };
+
+  // The other parts' streams after the replays, before other work is queued on them.
+  void leave_graph() {
+    if (joined_) graph_->join_out();
+    joined_ = false;
+  }
 
   template <class F>
   void each(F f) {
@@ -320,17 +403,16 @@ class DeviceCgVectors final : public CgVectors<S> {
   int self(std::size_t k) const { return l_.reduce ? static_cast<int>(k) : 0; }
   int summed() const { return l_.reduce ? static_cast<int>(parts_.size()) : 1; }
 
-  // Each part's sum of a dot product (field `in`, at its own index) to every other part, which
-  // waits for them before its next kernel.
+  // Each part's sum of a dot product (field `in`, at its own index) to every other part (stored
+  // by the kernel where direct_, else copied here), which waits for it before its next kernel.
   void share(double (State::*in)[kMaxCgParts]) {
     if (!l_.reduce || parts_.size() == 1) return;
     each([&](std::size_t k, const CgPart& p, Part& q) {
-      for (std::size_t t = 0; t < parts_.size(); ++t) {
+      for (std::size_t t = 0; t < parts_.size() && !direct_; ++t) {
         if (t == k) continue;
         double* to = (parts_[t]->state.data()->*in) + k;
         const double* from = (q.state.data()->*in) + k;
-        KSPMV_CUDA_CHECK(
-            cudaMemcpyPeerAsync(to, l_.parts[t].device, from, p.device, sizeof(double), p.stream));
+        copy_between_devices(to, from, sizeof(double), p.stream);
       }
       q.shared.record(p.stream);
     });
@@ -342,6 +424,11 @@ class DeviceCgVectors final : public CgVectors<S> {
 
   CgLayout<S> l_;
   std::vector<std::unique_ptr<Part>> parts_;
+  bool direct_ = true;                 // every part stores its sums into every other part's state
+  std::unique_ptr<MultiGraph> graph_;  // one iteration
+  bool joined_ = false;                // the last replay not yet waited for by the other streams
+  std::string replay_;                 // CgResult::replay
+  bool step_by_step_ = false;          // graphs off, or the capture or a replay failed
   PinnedBuffer<Head> snaps_;
   std::array<std::unique_ptr<Event>, kCgSnapshots> events_;
   std::unique_ptr<Event> start_;

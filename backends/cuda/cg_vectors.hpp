@@ -32,6 +32,7 @@ template <class S>
 struct CgLayout {
   std::vector<CgPart> parts;
   bool reduce = false;
+  bool graphs = true;  // each iteration captured once and replayed (Options::graphs)
   DistributedVector<S> x, r, p, q;
   std::function<void(const S*, const DistributedVector<S>&)> upload;
   std::function<void(const DistributedVector<S>&, S*)> download;

@@ -19,7 +19,7 @@
 #include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
-#include "backends/cuda/multi_device.hpp"
+#include "backends/cuda/multi_vector.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
 #include "backends/cuda/spmm.hpp"
@@ -37,6 +37,16 @@ int device_count() {
     return 0;
   }
   return n;
+}
+
+double peak_bandwidth_gbps(int device) {
+  int khz = 0, bits = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return 2.0 * khz * 1e3 * (bits / 8.0) / 1e9;  // double data rate
 }
 
 namespace {
@@ -389,6 +399,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
                 n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
     l.x = make_vector(n, n), l.r = make_vector(n, n), l.p = make_vector(n, n);
     l.q = make_vector(n, n);
+    l.graphs = options_.graphs;
     l.upload = [this, n](const Scalar* h, const DistributedVector<Scalar>& v) { upload(h, n, v); };
     l.download = [this, n](const DistributedVector<Scalar>& v, Scalar* h) { download(v, n, h); };
     return make_device_cg_vectors(std::move(l));

@@ -14,6 +14,9 @@ namespace kspmv::cuda {
 
 // Number of CUDA devices present (0 when the driver finds none; never throws).
 int device_count();
+// The peak memory bandwidth of `device` in GB/s (memory clock and bus width), 0 when the driver
+// does not say.
+double peak_bandwidth_gbps(int device);
 
 // Binds one kernel to one matrix on the current device. `a` is the uploaded matrix (null for
 // kernels whose row says uses_device_csr == false), `host` the same matrix on the host.

@@ -68,6 +68,11 @@ void copy_to_host(void* host, const void* src, std::size_t bytes) {
   KSPMV_CUDA_CHECK(cudaMemcpy(host, src, bytes, cudaMemcpyDefault));
 }
 
+void copy_between_devices(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  KSPMV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
+}
+
 namespace {
 // The registrations PinnedRange made, by start address, with their number of holders.
 std::mutex registrations_mutex;

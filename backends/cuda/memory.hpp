@@ -58,6 +58,10 @@ void copy_to_device(void* dst, const void* host, std::size_t bytes);
 // Copies `bytes` of device (or any CUDA-visible) memory to host memory, after the work queued
 // on the legacy default stream.
 void copy_to_host(void* host, const void* src, std::size_t bytes);
+// Enqueues a copy of `bytes` from one device's memory to another's (or the same's) on `stream`:
+// straight over the link where peer access is enabled, else staged by the driver. Unlike
+// cudaMemcpyPeerAsync, it may be captured into a CUDA graph.
+void copy_between_devices(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
 
 // Enables peer access between every pair of distinct devices of `devices` that supports it, each
 // pair once a process (asking again is an error that CUDA reports, and compute-sanitizer with

@@ -3,6 +3,7 @@
 #include "backends/cuda/multi_device.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
@@ -52,6 +53,9 @@ int checked_devices(const std::vector<int>& devices) {
   return devices.front();
 }
 
+// Graphs kept per executor: the applies of a solver use a few sets of vectors (CG: two).
+constexpr std::size_t kReplays = 8;
+
 // Columns copied a chunk at a time, so that the Halo search marks each chunk while the next
 // is copied (16 MB; a multiple of 4 entries keeps the chunks 16-byte aligned for its loads).
 constexpr Offset kColumnChunk = Offset{1} << 22;
@@ -78,23 +82,6 @@ T* at(const DeviceBuffer<unsigned char>& b, std::size_t offset) {
 }
 
 }  // namespace
-
-template <class S>
-MultiVector<S>::MultiVector(const std::vector<int>& devices, const std::vector<std::size_t>& sizes)
-    : devices_(devices) {
-  if (sizes.size() != devices.size())
-    throw InvalidArgument("MultiVector: one size per device is needed");
-  for (std::size_t d = 0; d < devices.size(); ++d) {
-    DeviceGuard guard(devices[d]);
-    bufs_.emplace_back(sizes[d]);
-  }
-}
-
-template <class S>
-MultiVector<S>::~MultiVector() {
-  for (std::size_t d = 0; d < bufs_.size(); ++d)
-    on_device_noexcept(devices_[d], [&] { bufs_[d] = DeviceBuffer<S>(); });
-}
 
 template <class S>
 MatrixSource<S>::MatrixSource(const CsrPointers<S>& host, int device)
@@ -150,6 +137,7 @@ struct MultiDeviceSpmv<S>::Dev {
   std::vector<Stream> slots;
   Event start{true, kReuse}, kernels_start{true, kReuse}, end{true, kReuse};
   Event first_kernel{true, kReuse};  // an apply: before its first kernel
+  Event last_kernel{true, kReuse};   // a replayed apply: after its last kernel
   Event columns{true, kReuse};  // set-up: every column landed, before the Halo lists' selection
   Event arrived{false, kReuse}, x_sent{false, kReuse}, x_in{false, kReuse};
   Event gathered{false, kReuse};
@@ -162,6 +150,14 @@ struct MultiDeviceSpmv<S>::Dev {
   std::vector<int> wait_for;  // pieces whose copies after their kernel reach this one
   // Set-up only: the Halo search's room where the values' is too small, the kernels' scratch.
   std::vector<DeviceBuffer<unsigned char>> scratch;
+};
+
+template <class S>
+struct MultiDeviceSpmv<S>::Replay {
+  Exchange mode;
+  std::vector<S*> x, y;
+  S alpha, beta;
+  MultiGraph graph;
 };
 
 template <class S>
@@ -203,6 +199,7 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
 template <class S>
 void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
+  graphs_ = o.graphs;
   UploadThread::expect();  // it wakes while the allocations are made
   enable_peer_access(o.devices);
   int nslots = 1;
@@ -627,6 +624,7 @@ void MultiDeviceSpmv<S>::tune(const std::vector<Exchange>& candidates) {
 template <class S>
 MultiDeviceSpmv<S>::~MultiDeviceSpmv() {
   for (auto& dev : devs_) on_device_noexcept(dev->device, [&] { dev->main.synchronize(); });
+  replays_.clear();
   hx_.reset();
   hy_.reset();
   for (auto& pc : pieces_) on_device_noexcept(devs_[pc->block.device]->device, [&] { pc.reset(); });
@@ -754,24 +752,23 @@ void MultiDeviceSpmv<S>::apply_gathered(S alpha, const S* x, S beta, S* y, cudaS
     DeviceGuard guard(home);
     devs_[0]->arrived.record(stream);
   }
-  const auto copy_spans = [&](const std::vector<Span>& spans, S* to, int to_dev, const S* from,
-                              int from_dev, cudaStream_t s) {
+  const auto copy_spans = [&](const std::vector<Span>& spans, S* to, const S* from,
+                              cudaStream_t s) {
     for (const Span& sp : spans)
-      KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(to + sp.begin, to_dev, from + sp.begin, from_dev,
-                                           sp.count * sizeof(S), s));
+      copy_between_devices(to + sp.begin, from + sp.begin, sp.count * sizeof(S), s);
   };
   for (int d = 0; d < ndevices(); ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     wait(dev.main.get(), devs_[0]->arrived);
-    if (alpha != S(0)) copy_spans(steps_.x_needed[d], hx[d], dev.device, x, home, dev.main.get());
-    if (beta != S(0)) copy_spans(steps_.y_needed[d], hy[d], dev.device, y, home, dev.main.get());
+    if (alpha != S(0)) copy_spans(steps_.x_needed[d], hx[d], x, dev.main.get());
+    if (beta != S(0)) copy_spans(steps_.y_needed[d], hy[d], y, dev.main.get());
   }
   run(alpha, hx, beta, hy);
   for (int d = 0; d < ndevices(); ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    copy_spans(steps_.y_home[d], y, home, hy[d], dev.device, dev.main.get());
+    copy_spans(steps_.y_home[d], y, hy[d], dev.main.get());
     dev.gathered.record(dev.main.get());
   }
   DeviceGuard guard(home);
@@ -794,6 +791,71 @@ S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector
   return nullptr;
 }
 
+template <class S>
+void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
+  if (capturing(devs_[0]->main.get())) {  // a step of the caller's graph: timed by the caller
+    enqueue(alpha, x, beta, y, Enqueue::CallersGraph);
+    pending_ = false;
+    return;
+  }
+  if (const Replay* r = replay(alpha, x, beta, y)) {
+    try {
+      r->graph.launch(&devs_[0]->start, &devs_[0]->end);
+      replayed_ = pending_ = true;
+      return;
+    } catch (const CudaError& e) {
+      stop_replays(std::string("replaying the apply failed: ") + e.what());
+    }
+  }
+  enqueue(alpha, x, beta, y, Enqueue::Streams);
+  replayed_ = false, pending_ = true;
+}
+
+// The graph of the apply with these vectors and scalars: a kept one, else a new capture (the
+// least recently used dropped beyond kReplays). A caller whose applies rarely repeat (more
+// captures than replays after kReplays captures) gets its applies enqueued step by step from
+// then on, and so does one whose capture fails (replay_note says why).
+template <class S>
+auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y)
+    -> const Replay* {
+  if (!graphs_) return nullptr;
+  const auto same = [](S a, S b) { return std::memcmp(&a, &b, sizeof(S)) == 0; };
+  for (std::size_t k = 0; k < replays_.size(); ++k) {
+    const Replay& r = replays_[k];
+    if (r.mode != exchange() || r.x != x || r.y != y || !same(r.alpha, alpha) ||
+        !same(r.beta, beta))
+      continue;
+    ++hits_;
+    std::rotate(replays_.begin() + k, replays_.begin() + k + 1, replays_.end());
+    return &replays_.back();
+  }
+  if (captures_ >= static_cast<int>(kReplays) && captures_ > hits_) {
+    stop_replays("applies replayed " + std::to_string(hits_) + " times for " +
+                 std::to_string(captures_) + " captures");
+    return nullptr;
+  }
+  ++captures_;
+  if (replays_.size() == kReplays) replays_.erase(replays_.begin());
+  StreamSet set;
+  for (const auto& dev : devs_) set.devices.push_back(dev->device);
+  for (const auto& dev : devs_) set.streams.push_back(dev->main.get());
+  try {
+    MultiGraph g(std::move(set), [&] { enqueue(alpha, x, beta, y, Enqueue::Graph); });
+    replays_.push_back({exchange(), x, y, alpha, beta, std::move(g)});
+  } catch (const CudaError& e) {
+    stop_replays(std::string("capturing the apply failed: ") + e.what());
+    return nullptr;
+  }
+  return &replays_.back();
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::stop_replays(const std::string& why) {
+  graphs_ = false;
+  replay_note_ = why + ": enqueued step by step from now on";
+  replays_.clear();
+}
+
 // One apply (the steps of the strategy): after every device's earlier work, the rows scaled
 // first, the x copies before the kernels on the main streams while the kernels that read none of
 // those entries run; the kernels that do once they have arrived; each kernel followed by its
@@ -802,25 +864,26 @@ S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector
 // loads the entries it receives there with one kernel; else the owner gathers them, copies them
 // over and the receiver scatters them (three steps and a wait across devices).
 template <class S>
-void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
+void MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
+                                 const std::vector<S*>& y, Enqueue how) {
   const Steps& s = steps_;
   const int nd = ndevices();
+  const bool graph = how == Enqueue::Graph;
   const auto peer_copy = [&](const part::Copy& c, cudaStream_t stream) {
-    KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
-                                         devs_[c.dst]->device,
-                                         buffer(c.from, c.src, c.block, x, y) + c.from_offset,
-                                         devs_[c.src]->device, c.count * sizeof(S), stream));
+    copy_between_devices(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
+                         buffer(c.from, c.src, c.block, x, y) + c.from_offset, c.count * sizeof(S),
+                         stream);
   };
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
-    dev->arrived.record(dev->main.get());
+    if (!graph) dev->arrived.record(dev->main.get());
     if (s.halo)
       for (auto& r : dev->recvs) r.pull = device_can_read(x[r.peer], dev->device);
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
-    for (int e = 0; e < nd; ++e)
+    for (int e = 0; e < nd && !graph; ++e)  // a graph's fork orders it after the earlier work
       if (e != d) wait(dev.main.get(), devs_[e]->arrived);
     dev.start.record(dev.main.get());
     for (const Span& sp : s.scale_first[d])
@@ -837,8 +900,7 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
         for (const auto& r : devs_[l.peer]->recvs)
           if (r.peer == d && !r.pull) {
             gather_entries(l.buf, x[d], l.list, l.count, dev.main.get());
-            KSPMV_CUDA_CHECK(cudaMemcpyPeerAsync(r.buf, devs_[l.peer]->device, l.buf, dev.device,
-                                                 l.count * sizeof(S), dev.main.get()));
+            copy_between_devices(r.buf, l.buf, l.count * sizeof(S), dev.main.get());
           }
     dev.x_sent.record(dev.main.get());
   }
@@ -846,7 +908,7 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     const cudaStream_t main = dev.main.get();
-    if (s.halo)  // the owners' earlier work is behind `arrived`
+    if (s.halo)  // the owners' earlier work is behind `arrived` (or the graph's fork)
       for (const auto& r : dev.recvs)
         if (r.pull) pull_entries(x[d], x[r.peer], r.list, r.count, main);
     for (int e : dev.x_from) {
@@ -864,13 +926,19 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
       const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
       wait(slot, *previous);
       if (pc.waits) wait(slot, dev.x_in);
-      if (p == dev.order.front()) dev.first_kernel.record(slot);
+      if (p == dev.order.front()) {
+        if (graph)
+          record_in_graph(dev.first_kernel, slot);
+        else
+          dev.first_kernel.record(slot);
+      }
       if (pc.spmv) {
         if (s.partials)
           pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
         else
           pc.spmv->run(alpha, x[d], beta, y[d] + pc.block.row_begin, slot);
       }
+      if (graph && p == dev.order.back()) record_in_graph(dev.last_kernel, slot);
       pc.done.record(slot);
       for (const auto& c : s.after[p]) peer_copy(c, slot);
       pc.sent.record(slot);
@@ -888,19 +956,25 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
         add_vector(y[d] + a.offset, buffer(a.from, a.device, a.block, x, y), a.count, main);
     dev.end.record(main);
   }
-  pending_ = true;
 }
 
 template <class S>
 const std::vector<DeviceTimings>& MultiDeviceSpmv<S>::timings() {
   if (!pending_) return timings_;
+  const Dev& first = *devs_[0];
+  if (replayed_) first.end.synchronize();
   for (std::size_t d = 0; d < devs_.size(); ++d) {
     const Dev& dev = *devs_[d];
-    dev.end.synchronize();
     DeviceTimings& t = timings_[d];
-    t.total_ms = dev.end.elapsed_since(dev.start);
-    t.kernel_ms =
-        dev.order.empty() ? 0 : pieces_[dev.order.back()]->done.elapsed_since(dev.first_kernel);
+    if (replayed_) {
+      t.total_ms = first.end.elapsed_since(first.start);
+      t.kernel_ms = dev.order.empty() ? 0 : dev.last_kernel.elapsed_since(dev.first_kernel);
+    } else {
+      dev.end.synchronize();
+      t.total_ms = dev.end.elapsed_since(dev.start);
+      t.kernel_ms =
+          dev.order.empty() ? 0 : pieces_[dev.order.back()]->done.elapsed_since(dev.first_kernel);
+    }
     t.exchange_ms = std::max(0.0, t.total_ms - t.kernel_ms);
   }
   pending_ = false;
@@ -917,6 +991,7 @@ void MultiDeviceSpmv<S>::synchronize() {
 
 template <class S>
 void MultiDeviceSpmv<S>::update_values(const S* values) {
+  replays_.clear();  // a kernel may re-plan what its runs read
   for (auto& pc : pieces_) {
     if (!pc->spmv) continue;
     Dev& dev = *devs_[pc->block.device];
@@ -968,6 +1043,7 @@ CgLayout<S> MultiDeviceSpmv<S>::cg_layout(const void* layout) {
                            " exchange does not leave y where the next x is needed");
   CgLayout<S> l;
   l.reduce = !strategy_->replicated();
+  l.graphs = graphs_;
   const std::vector<Span> every = m_ > 0 ? std::vector<Span>{{0, m_}} : std::vector<Span>{};
   for (int d = 0; d < ndevices(); ++d)
     l.parts.push_back(
@@ -979,8 +1055,6 @@ CgLayout<S> MultiDeviceSpmv<S>::cg_layout(const void* layout) {
   return l;
 }
 
-template class MultiVector<float>;
-template class MultiVector<double>;
 template class MatrixSource<float>;
 template class MatrixSource<double>;
 template class MultiDeviceSpmv<float>;

@@ -24,9 +24,17 @@
 // entry their device receives (found by the Halo search) start at once, under the copies before
 // the kernels, and the others after them. Each block's copies follow its kernel on its own
 // stream, so a block's transfer overlaps the next block's kernel (Gao et al. 2024 §3.2). Transfers
-// are cudaMemcpyPeerAsync: direct where peer access is enabled (done at construction), staged
+// are device-to-device copies: direct where peer access is enabled (done at construction), staged
 // through host memory by the driver where not. Every apply starts after the previous one has ended
 // on every device.
+//
+// Replay: an apply's steps on every device are captured once as one CUDA graph (graph.hpp) per
+// exchange and set of vectors and scalars, kept (the last kReplays: the tuner's candidates keep
+// theirs while it alternates them), and each later apply with the same ones is
+// one launch on the first device's main stream, joined with the other main streams by one event
+// each way: the host's dozens of calls per device (events across every pair of devices, copies,
+// launches) leave the per-apply path. An apply enqueued while the main streams are captured by
+// the caller (kspmv::cg's iteration) becomes part of the caller's graph.
 //
 // The same CUDA device may be listed several times: each entry is then its own "virtual device"
 // with its own buffers and streams, and the exchanges run as device-local copies (this is how a
@@ -35,37 +43,20 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/device_spmv.hpp"
+#include "backends/cuda/graph.hpp"
 #include "backends/cuda/memory.hpp"
+#include "backends/cuda/multi_vector.hpp"
 #include "kspmv/core/operator_impl.hpp"
 #include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
 
 namespace kspmv::cuda {
-
-// One device buffer per plan device: the storage behind the executor's DistributedVectors.
-template <class S>
-class MultiVector {
- public:
-  MultiVector() = default;
-  // sizes[d] entries on CUDA device devices[d].
-  MultiVector(const std::vector<int>& devices, const std::vector<std::size_t>& sizes);
-  ~MultiVector();  // frees each buffer with its device current
-  MultiVector(const MultiVector&) = delete;
-  MultiVector& operator=(const MultiVector&) = delete;
-  int ndevices() const { return static_cast<int>(bufs_.size()); }
-  int device(int d) const { return devices_[d]; }
-  S* data(int d) const { return bufs_[d].data(); }
-  std::size_t size(int d) const { return bufs_[d].size(); }
-
- private:
-  std::vector<int> devices_;
-  std::vector<DeviceBuffer<S>> bufs_;
-};
 
 // The matrix as executors read it: the host CSR, and its 64-bit row pointer copied once to one
 // CUDA device, where the longest row that LRA needs is found (once) and from which the pieces on
@@ -106,6 +97,8 @@ struct MultiDeviceOptions {
   // make_on_device: CSR-Vector for the others). An explicit kernel without that factory reads a
   // host copy of its piece. FullOverlap (streamed matrix) is not supported.
   Kernel kernel = Kernel::Auto;
+  // Applies replayed as CUDA graphs (see above); false: every apply enqueued step by step.
+  bool graphs = true;
 };
 
 // Milliseconds of the last apply on one plan device (kspmv/core/operator_impl.hpp).
@@ -162,8 +155,12 @@ class MultiDeviceSpmv {
   std::vector<Kernel> block_kernels() const;
   // Bytes one apply sends between devices, summed over devices.
   std::size_t exchange_bytes() const { return strategy_->bytes(sizeof(S)); }
-  // The last apply's times per plan device (waits for it).
+  // The last apply's times per plan device (waits for it). A replayed apply's total is the
+  // launch's on the first device (every device's the same), from before the launch to its end.
   const std::vector<DeviceTimings>& timings();
+  // Whether applies are replayed as graphs, and why not where they were asked for and are not.
+  bool replays() const { return graphs_; }
+  const std::string& replay_note() const { return replay_note_; }
   // Each block's kernel alone on its device (plan order): median of `runs` event-timed runs
   // after one warm-up, one block at a time.
   std::vector<double> time_blocks(int runs);
@@ -183,11 +180,21 @@ class MultiDeviceSpmv {
  private:
   struct Dev;
   struct Piece;
+  struct Replay;
+  // How an apply's steps are enqueued: on the streams, timed by plain events; captured into a
+  // graph of the executor's (no barrier at the start: the graph's fork is one; its kernels
+  // timed by events the replays record); or into the caller's graph (untimed).
+  enum class Enqueue { Streams, Graph, CallersGraph };
   void build(const MultiDeviceOptions& o);
   void use(part::Exchange mode);
   void tune(const std::vector<part::Exchange>& candidates);
-  // One apply on per-device vector pointers.
+  // One apply on per-device vector pointers: replayed, enqueued into the caller's graph, or
+  // enqueued step by step.
   void run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
+  void enqueue(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y, Enqueue how);
+  // The graph of this apply, captured on first use; nullptr when applies are not replayed.
+  const Replay* replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
+  void stop_replays(const std::string& why);  // every later apply enqueued step by step
   S* buffer(part::Buffer b, int device, int block, const std::vector<S*>& x,
             const std::vector<S*>& y) const;
   // Host entries into spans[d] of each device's vector, after its work.
@@ -216,14 +223,17 @@ class MultiDeviceSpmv {
   std::vector<std::unique_ptr<Piece>> pieces_;  // plan order
   std::unique_ptr<MultiVector<S>> hx_, hy_;     // staging of host and gathered applies
   std::vector<DeviceTimings> timings_;
-  bool pending_ = false;  // the last apply's times are not collected yet
+  bool pending_ = false;   // the last apply's times are not collected yet
+  bool replayed_ = false;  // the last apply was a replay
+  bool graphs_ = true;
+  std::string replay_note_;
+  std::vector<Replay> replays_;  // most recently used last
+  int captures_ = 0, hits_ = 0;
   double upload_ms_ = 0, setup_ms_ = 0, tune_ms_ = 0;
   SetupPhases phases_;
   std::vector<TuneTrial> trials_;
 };
 
-extern template class MultiVector<float>;
-extern template class MultiVector<double>;
 extern template class MatrixSource<float>;
 extern template class MatrixSource<double>;
 extern template class MultiDeviceSpmv<float>;

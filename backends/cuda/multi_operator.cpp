@@ -39,7 +39,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
                               std::to_string(count) + " CUDA devices)");
     popt_ = {part::parse_scheme(o.partition), static_cast<int>(o.devices.size()), o.d_l, o.d_c,
              o.chunks};
-    mopt_ = {part::parse_exchange(o.exchange), o.devices, o.kernel};
+    mopt_ = {part::parse_exchange(o.exchange), o.devices, o.kernel, o.graphs};
     if (!part::exchange_applies(popt_.scheme, mopt_.exchange))
       throw UnsupportedError(std::string("multi-device operator: exchange '") + o.exchange +
                              "' does not apply to partition '" + o.partition + "'");
@@ -133,6 +133,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
       return DistributedVector<S>({{home, b->data(0), std::size_t(n)}}, b, this);
     };
     l.x = vector(), l.r = vector(), l.p = vector(), l.q = vector();
+    l.graphs = mopt_.graphs;
     l.upload = [this, n](const S* h, const DistributedVector<S>& v) { upload(h, n, v); };
     l.download = [this, n](const DistributedVector<S>& v, S* h) { download(v, n, h); };
     return make_device_cg_vectors(std::move(l));
@@ -186,6 +187,8 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     t.trials.insert(t.trials.end(), partition.begin(), partition.end());
     t.tuning = source_ != nullptr;
     t.exchange_bytes = current_->exchange_bytes();
+    t.replayed = current_->replays();
+    t.replay_note = current_->replay_note();
     return t;
   }
 

@@ -85,6 +85,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
         .field("precision", precision_name<Scalar>())
         .field("backend", to_string(options.backend))
         .field("devices", static_cast<long long>(op.options().devices.size()))
+        .field("choose_devices", options.choose_devices)
         .field("partition", options.partition)
         .field("exchange", options.exchange)
         .field("chunks", options.chunks)
@@ -93,6 +94,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
         .field("converged", res.converged)
         .field("relative_residual", residual)
         .field("ms_per_iteration", res.ms_per_iteration)
+        .field("replay", res.replay)
         .field("stop", res.stop == CgStop::Converged       ? "converged"
                        : res.stop == CgStop::MaxIterations ? "max_iterations"
                                                            : "not_positive_definite")
@@ -108,6 +110,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
     std::printf("cg         %d iterations, %.4f ms per iteration, %s (tolerance %.1e)\n",
                 res.iterations, res.ms_per_iteration, res.converged ? "converged" : "NOT converged",
                 cg_options.tolerance);
+    if (!res.replay.empty()) std::printf("iterations %s\n", res.replay.c_str());
     if (!why.empty()) std::printf("stopped    %s\n", why.c_str());
     std::printf("check      relative residual ||b - A x|| / ||b|| = %.3g: %s\n", residual,
                 ok ? "ok" : "WRONG");
@@ -134,6 +137,8 @@ int run(const ParsedArgs& args) {
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
   options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
+  options.choose_devices = args.flag("choose-devices");
+  options.graphs = args.choice("graphs", "on", {"on", "off"}) == "on";
   const std::string precision = args.choice("precision", "double", {"float", "double"});
   return precision == "float" ? run_cg<float>(args, options) : run_cg<double>(args, options);
 }
@@ -162,6 +167,8 @@ Command cg_command() {
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},
       {"chunks", "N", kChunksHelp},
+      {"choose-devices", "", kChooseDevicesHelp},
+      {"graphs", "on|off", kGraphsHelp},
       {"precision", "float|double", "scalar type (default double)"},
       {"tol", "T", "relative residual to reach (default 1e-8 double, 1e-5 float)"},
       {"max-iters", "N", "iteration cap (default 1000)"},

@@ -64,9 +64,11 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
     j.key("devices").begin_array();
     for (int d : op.options().devices) j.value(d);
     j.end_array();
+    j.field("choose_devices", options.choose_devices);
     if (multi) {
       j.field("partition", options.partition).field("exchange", options.exchange);
-      j.field("chunks", options.chunks);
+      j.field("chunks", options.chunks).field("graphs", ot.replayed);
+      if (!ot.replay_note.empty()) j.field("graphs_note", ot.replay_note);
     } else {  // one device: no partition, no exchange
       j.key("partition").null().key("exchange").null();
     }
@@ -147,6 +149,8 @@ int run(const ParsedArgs& args) {
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
   options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
+  options.choose_devices = args.flag("choose-devices");
+  options.graphs = args.choice("graphs", "on", {"on", "off"}) == "on";
   const std::string precision = args.choice("precision", "double", {"float", "double"});
   return precision == "float" ? run_spmv<float>(args, options) : run_spmv<double>(args, options);
 }
@@ -181,6 +185,8 @@ Command spmv_command() {
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},
       {"chunks", "N", kChunksHelp},
+      {"choose-devices", "", kChooseDevicesHelp},
+      {"graphs", "on|off", kGraphsHelp},
       {"autotune", "", "let kernel auto time its candidates on the first applies"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},

@@ -40,5 +40,11 @@ inline const char* kExchangeHelp =
     "allgather-x (default auto)";
 inline const char* kChunksHelp =
     "nz: blocks per device, so that the exchange hides under the kernels (1-16, default 1)";
+inline const char* kChooseDevicesHelp =
+    "cuda, several --devices: use as many of them as pay for themselves by the cost model (the "
+    "first k; --json lists them)";
+inline const char* kGraphsHelp =
+    "cuda, several devices: replay each apply (and CG iteration) as one CUDA graph (default on; "
+    "off: enqueue every step from the host)";
 
 }  // namespace kspmv::cli

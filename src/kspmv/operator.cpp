@@ -8,6 +8,7 @@
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/registry.hpp"
+#include "partitioners/cost_model.hpp"
 #include "partitioners/exchange.hpp"
 #include "partitioners/partition_plan.hpp"
 
@@ -70,9 +71,23 @@ Operator<Scalar>::Operator(const DeviceCsrArrays<Scalar>& a, Options options)
   init_device(a);
 }
 
+// Options::choose_devices: the first devices that pay for themselves on an apply of `a` by the
+// cost model (part::choose_device_count), from the first device's peak bandwidth.
+template <class Scalar>
+void choose_devices(Options& o, const CsrMatrix<Scalar>& a) {
+  if (!o.choose_devices || o.backend != Backend::Cuda || o.devices.size() < 2) return;
+  const double peak = cuda_peak_bandwidth_gbps(o.devices.front());
+  if (!(peak > 0)) return;  // no device to ask: the operator's construction says why
+  const double bytes = a.nnz() * double(sizeof(Scalar) + sizeof(Ordinal)) +
+                       (a.nrows + 1.0) * sizeof(DeviceOffset) +
+                       (a.nrows + double(a.ncols)) * sizeof(Scalar);
+  o.devices.resize(part::choose_device_count(bytes, static_cast<int>(o.devices.size()), peak));
+}
+
 template <class Scalar>
 void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
   resolve(options_);
+  choose_devices(options_, a);
   nrows_ = a.nrows;
   ncols_ = a.ncols;
   if (options_.validate) a.validate();

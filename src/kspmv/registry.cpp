@@ -89,6 +89,15 @@ int cuda_device_count() {
 #endif
 }
 
+double cuda_peak_bandwidth_gbps(int device) {
+#ifdef KSPMV_HAVE_CUDA
+  return cuda::peak_bandwidth_gbps(device);
+#else
+  (void)device;
+  return 0;
+#endif
+}
+
 bool runs_on_device(Backend backend) {
   if (backend == Backend::Cuda) return true;
   return backend == Backend::KokkosDefault && !host::default_space_is_host();

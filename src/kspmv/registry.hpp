@@ -28,6 +28,8 @@ bool supports(Backend backend, Kernel kernel);
 
 // Number of CUDA devices usable by this build (0 without the CUDA backend or without a GPU).
 int cuda_device_count();
+// The peak memory bandwidth of CUDA device `device` in GB/s (0 where unknown or without CUDA).
+double cuda_peak_bandwidth_gbps(int device);
 
 // Whether `backend` computes on a device and takes vectors in device memory: CUDA, and
 // kokkos-default when Kokkos' default execution space is a device (a GPU).

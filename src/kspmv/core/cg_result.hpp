@@ -2,6 +2,8 @@
 // CG vectors (core/cg_vectors.hpp) report its stop reasons.
 #pragma once
 
+#include <string>
+
 namespace kspmv {
 
 struct CgOptions {
@@ -23,6 +25,9 @@ struct CgResult {
   double relative_residual = 0;  // ||b - A x|| / ||b|| of the returned x (recomputed at the end)
   bool converged = false;        // the iterated residual reached the tolerance
   double ms_per_iteration = 0;
+  // How the iterations ran where a backend replays them (CUDA: one graph an iteration), and why
+  // not where it could not; empty elsewhere.
+  std::string replay;
 };
 
 }  // namespace kspmv

@@ -7,7 +7,9 @@
 // Kokkos-free: the CUDA backend implements it (backends/cuda/cg_vectors.hpp).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "kspmv/core/cg_result.hpp"
 #include "kspmv/core/distributed_vector.hpp"
@@ -49,6 +51,12 @@ class CgVectors {
   // x += alpha p; p = r + (rr_next / rr) p; rr = rr_next; one more iteration; stopped
   // (converged) when sqrt(rr) <= tolerance * bnorm (one pass).
   virtual void update_xp() = 0;
+  // One iteration: step() enqueues the SpMV q = A p on the operator and dot_pq, update_r and
+  // update_xp, and nothing else. A backend may capture it once and replay it (CUDA: one graph
+  // launch an iteration); here it runs step().
+  virtual void iterate(const std::function<void()>& step) { step(); }
+  // How iterate ran the iterations so far (CgResult::replay).
+  virtual std::string replay() const { return {}; }
   // Records the state after everything enqueued so far; returns its number (0, 1, ...).
   virtual int snapshot() = 0;
   // Waits for snapshot k (one of the last kCgSnapshots) and returns it.

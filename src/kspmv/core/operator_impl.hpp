@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kspmv/core/cg_vectors.hpp"
@@ -82,8 +83,11 @@ struct Timings {
   // coming applies.
   std::vector<TuneTrial> trials;
   bool tuning = false;
-  // Multi-device operators: bytes one apply moves between devices.
+  // Multi-device operators: bytes one apply moves between devices; whether applies are replayed
+  // as CUDA graphs (Options::graphs), and why not where they were asked for and are not.
   std::size_t exchange_bytes = 0;
+  bool replayed = false;
+  std::string replay_note;
 };
 
 // One part of a multi-device partition (Operator::parts).

@@ -83,6 +83,14 @@ struct Options {
   // and keep the fastest (the paper tunes d_l, d_c in the first iterations); distributed
   // vectors (Operator::make_vector) end it. false: Table 3 default.
   bool tune_partition = true;
+  // CUDA, several devices: use only as many of `devices` (the first k) as pay for themselves by
+  // the cost model (part::choose_device_count: the fastest predicted apply among the counts at
+  // which the devices keep at least half their share, efficiency >= 1/2; one device when none
+  // does); Operator::options() then lists those.
+  bool choose_devices = false;
+  // CUDA, several devices: each apply (and each iteration of kspmv::cg) replayed as one CUDA
+  // graph captured on first use (cuda::MultiDeviceSpmv); false: enqueued step by step.
+  bool graphs = true;
   // CUDA: time every apply on a caller's stream with events (Timings::kernel_ms), at a cost of a
   // few microseconds of device time per apply. false: only autotuning and applies of host
   // vectors are timed; the others leave kernel_ms and total_ms at 0. (Several devices: every

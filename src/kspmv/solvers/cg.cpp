@@ -41,10 +41,12 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   CgState st = v->state(v->snapshot());
   int issued = 0, last = 0, next = 1;  // snapshots taken, and the next one to read
   while (!st.stopped && issued < o.max_iterations) {
-    a.apply(S(1), v->p(), S(0), v->q());  // q = A p
-    v->dot_pq();                          // p'q, and the stop when A is not positive along p
-    v->update_r();                        // r -= alpha q, with r'r
-    v->update_xp();                       // x += alpha p, p = r + beta p, the convergence test
+    v->iterate([&] {
+      a.apply(S(1), v->p(), S(0), v->q());  // q = A p
+      v->dot_pq();                          // p'q, and the stop when A is not positive along p
+      v->update_r();                        // r -= alpha q, with r'r
+      v->update_xp();                       // x += alpha p, p = r + beta p, the convergence test
+    });
     last = v->snapshot();
     ++issued;
     if (last - next >= kLag) st = v->state(next++);
@@ -52,6 +54,7 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   while (!st.stopped && next <= last) st = v->state(next++);  // the first stopped snapshot
   v->store(x);
   res.iterations = st.iterations;
+  res.replay = v->replay();
   res.ms_per_iteration = st.iterations ? st.ms / st.iterations : 0;
   if (st.stopped) res.stop = st.stop;
   if (st.stop == CgStop::NotPositive) res.curvature = st.curvature;
