@@ -3,13 +3,13 @@
 // AllGather over LRA and LRA+RC (vectors whole on every device, updated redundantly: the paper's
 // iterative framework), Halo over NZ (each device its rows, dot products reduced across devices)
 // and allgather-x over LRA (the CG(comp) baseline: each device's x entries sent to every other
-// device before each SpMV). Every solve starts from x = 0 with a random b; iterations to --tol
-// must match the one-GPU solve, and the true residual of the returned x is recomputed on the
-// host (serial reference SpMV). Each row also has the operator's SpMV alone (a burst of --reps
-// applies on its vectors, back to back as CG's are) and iteration_over_spmv, the CG iteration
-// over that SpMV. Writes
-// cg_bench.csv, cg_bench.json and summary.json into --out after every matrix; stops starting
-// new matrices after --time-limit seconds.
+// device before each SpMV), and Halo over NZ on as many of the devices as pay for themselves by
+// the cost model (halo-chosen; gpus says how many). Every solve starts from x = 0 with a random
+// b; iterations to --tol must match the one-GPU solve, and the true residual of the returned x is
+// recomputed on the host (serial reference SpMV). Each row also has the operator's SpMV alone (a
+// burst of --reps applies on its vectors, back to back as CG's are) and iteration_over_spmv, the
+// CG iteration over that SpMV. Writes cg_bench.csv, cg_bench.json and summary.json into --out
+// after every matrix; stops starting new matrices after --time-limit seconds.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -34,6 +34,7 @@ struct Args {  // read_args() sets every field
   int largest = 0, max_iters = 0, reps = 0;
   double tol = 0, time_limit_s = 0;
   Kernel kernel = Kernel::Auto;
+  bool graphs = true;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -56,6 +57,7 @@ Args read_args(const ParsedArgs& in) {
   a.time_limit_s = in.number("time-limit", 170);
   a.out = in.text("out", ".");
   a.devices = cuda_devices(in.text("devices", "all"));
+  a.graphs = in.choice("graphs", "on", {"on", "off"}) == "on";
   if (a.devices.size() == 1) a.devices.push_back(a.devices.front());  // two virtual devices
   return a;
 }
@@ -66,7 +68,8 @@ struct Variant {
   const char* partition;
   const char* exchange;
   bool one_gpu;
-  int chunks = 1;  // nz: blocks per device (the halo hides under the blocks that need none)
+  int chunks = 1;       // nz: blocks per device (the halo hides under the blocks that need none)
+  bool choose = false;  // as many of the devices as pay for themselves (Options::choose_devices)
 };
 const Variant kVariants[] = {
     {"1gpu", "nz", "allgather", true},
@@ -75,6 +78,7 @@ const Variant kVariants[] = {
     {"halo", "nz", "halo", false},
     {"halo-c4", "nz", "halo", false, 4},
     {"comp", "lra", "allgather-x", false},
+    {"halo-chosen", "nz", "halo", false, 1, true},
 };
 
 struct Result {
@@ -111,11 +115,12 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       o.backend = Backend::Cuda, o.kernel = args.kernel, o.validate = false;
       o.devices = v.one_gpu ? std::vector<int>{args.devices.front()} : args.devices;
       o.partition = v.partition, o.exchange = v.exchange, o.tune_partition = false;
-      o.chunks = v.chunks;
+      o.chunks = v.chunks, o.choose_devices = v.choose, o.graphs = args.graphs;
       const auto t0 = Clock::now();
       Operator<S> op(a, o);
       res.setup_ms = ms_since(t0);
-      if (v.one_gpu) {
+      res.gpus = static_cast<int>(op.options().devices.size());
+      if (res.gpus == 1) {
         res.kernels = to_string(op.kernel());
       } else {
         for (const PartInfo& p : op.parts())
@@ -136,7 +141,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
         total_ms += ms_since(t1);
         if (res.solves++ == 0)
           res.iterations = cgr.iterations, res.converged = cgr.converged,
-          res.rel_residual = cgr.relative_residual;
+          res.rel_residual = cgr.relative_residual, res.note = cgr.replay;
         if (cgr.iterations > 0)
           res.ms_per_iteration = std::min(res.ms_per_iteration, cgr.ms_per_iteration);
       } while (total_ms < 300 && res.solves < 10 && res.iterations > 0);
@@ -155,12 +160,13 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       // iterations the one-GPU solve takes.
       res.ok = res.iterations_match && (!res.converged || res.host_rel_residual <= 10 * args.tol);
       if (!res.converged)
-        res.note = "not converged in " + std::to_string(args.max_iters) + " iterations";
+        res.note =
+            "not converged in " + std::to_string(args.max_iters) + " iterations; " + res.note;
       std::cerr << res.iterations << " iterations, " << fmt(res.ms_per_iteration)
                 << " ms/iteration (" << fmt(res.iteration_over_spmv) << " SpMVs), x"
                 << fmt(res.speedup) << " vs 1 GPU, host residual " << fmt(res.host_rel_residual)
                 << (res.converged ? "" : " (not converged)") << (res.ok ? "" : "  FAILED CHECK")
-                << "\n";
+                << (res.note.empty() ? "" : "; " + res.note) << "\n";
     } catch (const DeviceOutOfMemory& e) {
       res.note = std::string("out of device memory: ") + e.what();
       std::cerr << res.note << "\n";
@@ -271,6 +277,8 @@ Command command() {
       {"max-iters", "N", "iteration cap of each solve (default 10000)"},
       {"reps", "N", "SpMVs of each operator alone, back to back (default 50)"},
       {"kernel", "K", "single-GPU kernel of every block (default auto)"},
+      {"graphs", "on|off",
+       "replay each iteration as a CUDA graph (default on; off: enqueued step by step)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 170)"},
       kOutOption,
   };

@@ -3,15 +3,17 @@
 // (rows, NZ, 2NZ, LRA, LRA+RC, pCSR, pCOO) under every exchange that applies (allgather, merge,
 // halo) and under auto (the tuner times the three), and LRA / LRA+RC once more with their
 // (d_l, d_c) tuner ("lra-tuned", what it tried and kept in the note), and NZ in kChunks blocks a
-// device ("nz-c4": the exchange under the kernels) with allgather, halo and auto. Per case: the
-// median over
-// --reps applies on the operator's distributed vectors of the slowest device's total, kernel and
-// exchange milliseconds (its events); the speedup over one GPU; the bound the peer bandwidth
-// measured in this run implies (two distinct GPUs); the set-up in single-GPU SpMVs: partition
-// (LRA's longest row found on the device and the plan), setup (the partition and everything
-// else the operator does on the devices: row pointers narrowed with their statistics, kernels
-// planned, halo lists found, buffers), upload (copying the matrix from the host, which one GPU
-// pays too) and tune (timing the Auto exchange's candidates), and each phase of them in
+// device ("nz-c4": the exchange under the kernels) with allgather, halo and auto, and NZ with
+// auto on as many devices as the cost model chooses. Per case: the median over --reps applies on
+// the operator's distributed vectors of the slowest device's total, kernel and exchange
+// milliseconds (its events), the time beyond the kernels in microseconds, the host's time in the
+// call to apply, and the milliseconds per apply of a burst of --reps applies back to back (host
+// clock); whether the applies were replayed as CUDA graphs; the speedup over one GPU; the bound
+// the peer bandwidth measured in this run implies (two distinct GPUs); the set-up in single-GPU
+// SpMVs: partition (LRA's longest row found on the device and the plan), setup (the partition and
+// everything else the operator does on the devices: row pointers narrowed with their statistics,
+// kernels planned, halo lists found, buffers), upload (copying the matrix from the host, which one
+// GPU pays too) and tune (timing the Auto exchange's candidates), and each phase of them in
 // milliseconds (setup_<phase>_ms: Timings::setup_phases); the cost model's apply on distinct
 // devices from each part's kernel timed alone, the peer bandwidth --model-gbps and the device copy
 // bandwidth of this run (predicted_ms, and predicted_speedup_2xh200 over this run's one GPU);
@@ -47,6 +49,7 @@ struct Args {  // read_args() sets every field
   double time_limit_s = 0, model_gbps = 0;
   std::string precision, out, matrices;
   Kernel kernel = Kernel::Auto;
+  bool graphs = true;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -63,6 +66,7 @@ Args read_args(const ParsedArgs& in) {
   if (!(a.model_gbps > 0)) throw UsageError("--model-gbps must be > 0");
   a.out = in.text("out", ".");
   a.devices = cuda_devices(in.text("devices", "all"));
+  a.graphs = in.choice("graphs", "on", {"on", "off"}) == "on";
   return a;
 }
 
@@ -70,13 +74,15 @@ struct Result {
   std::string matrix, precision, kernel, partition = "-", exchange = "-", note;
   Offset nnz = 0;
   int gpus = 1;
-  double ms = NAN, kernel_ms = NAN, exchange_ms = NAN, gbps = NAN, speedup = NAN, bound = NAN,
-         partition_cost = NAN, setup_cost = NAN, upload_cost = NAN, tune_cost = NAN,
-         predicted_ms = NAN, predicted_speedup = NAN, rel_error = NAN;
+  double ms = NAN, kernel_ms = NAN, exchange_ms = NAN, host_ms = NAN, burst_ms = NAN, gbps = NAN,
+         speedup = NAN, bound = NAN, partition_cost = NAN, setup_cost = NAN, upload_cost = NAN,
+         tune_cost = NAN, predicted_ms = NAN, predicted_speedup = NAN, rel_error = NAN;
   std::size_t exchange_bytes = 0;
   bool ok = true;
-  bool multi = false;  // an operator on several devices: its set-up phases below
-  SetupPhases phases;  // milliseconds
+  bool multi = false;     // an operator on several devices: its set-up phases below
+  bool replayed = false;  // its applies replayed as CUDA graphs
+  bool chosen = false;    // its devices chosen by the cost model among --devices
+  SetupPhases phases;     // milliseconds
 };
 
 // NZ's blocks per device in the chunked rows (Options::chunks).
@@ -150,10 +156,12 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   }
 
   const int nd = static_cast<int>(args.devices.size());
-  o.kernel = args.kernel, o.devices = args.devices;
-  const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned,
-                           int chunks) {
+  o.kernel = args.kernel, o.graphs = args.graphs;
+  const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned, int chunks,
+                           bool choose = false) {
     Result r = base();
+    r.chosen = o.choose_devices = choose;
+    o.devices = args.devices;
     r.gpus = nd, r.partition = std::string(part::to_string(scheme)) +
                                (chunks > 1 ? "-c" + std::to_string(chunks) : "") +
                                (tuned ? "-tuned" : "");
@@ -164,6 +172,21 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       o.partition = part::to_string(scheme), o.exchange = exchange, o.tune_partition = tuned;
       o.chunks = chunks;
       Operator<S> op(a, o);
+      r.gpus = static_cast<int>(op.options().devices.size());
+      if (r.gpus == 1) {  // the cost model kept one device: the single-GPU operator
+        const auto dx = op.make_vector(), dy = op.make_vector();
+        op.upload(x.data(), a.ncols, dx);
+        r.rel_error = operator_error(op, dx, dy, ref);
+        r.ok = r.rel_error <= reference::tolerance<S>();
+        const ApplyTimes t = apply_times(op, dx, dy, args.reps);
+        r.ms = t.ms, r.kernel_ms = t.kernel_ms, r.exchange_ms = 0, r.host_ms = t.host_ms;
+        r.burst_ms = burst_ms(op, dx, dy, args.reps);
+        r.gbps = bytes / (r.ms * 1e6), r.speedup = t1 / r.ms, r.kernel = to_string(op.kernel());
+        r.note = "the cost model kept one device";
+        std::cerr << "1 device chosen: " << fmt(r.ms) << " ms\n";
+        out.push_back(r);
+        return;
+      }
       const Timings built = op.timings();
       r.partition_cost = built.partition_ms / t1;
       r.setup_cost = (built.partition_ms + built.setup_ms) / t1;
@@ -182,7 +205,9 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       r.rel_error = operator_error(op, dx, dy, ref);
       r.ok = r.rel_error <= reference::tolerance<S>();
       const ApplyTimes t = apply_times(op, dx, dy, args.reps);
-      r.ms = t.ms, r.kernel_ms = t.kernel_ms, r.exchange_ms = t.exchange_ms;
+      r.ms = t.ms, r.kernel_ms = t.kernel_ms, r.exchange_ms = t.exchange_ms, r.host_ms = t.host_ms;
+      r.burst_ms = burst_ms(op, dx, dy, args.reps);
+      r.replayed = op.timings().replayed;
       r.gbps = bytes / (r.ms * 1e6);
       r.speedup = t1 / r.ms;
       r.exchange_bytes = op.timings().exchange_bytes;
@@ -197,6 +222,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       r.predicted_speedup = t1 / r.predicted_ms;
       const Timings tuned_t = op.timings();
       r.note = "blocks: " + kernels_of(parts);
+      if (!tuned_t.replay_note.empty()) r.note += "; " + tuned_t.replay_note;
       if (!trials_of(tuned_t.trials, "exchange").empty())
         r.note += "; exchange tried" + trials_of(tuned_t.trials, "exchange");
       if (!trials_of(tuned_t.trials, "partition").empty())
@@ -226,10 +252,12 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     }
     if (scheme == part::Scheme::LRA || scheme == part::Scheme::LRARC)
       measure(scheme, "auto", true, 1);
-    if (scheme == part::Scheme::NZ)  // in chunks: the exchange under the kernels
+    if (scheme == part::Scheme::NZ) {  // in chunks: the exchange under the kernels
       for (part::Exchange ex :
            {part::Exchange::AllGather, part::Exchange::Halo, part::Exchange::Auto})
         measure(scheme, part::to_string(ex), false, kChunks);
+      if (nd > 1) measure(scheme, "auto", false, 1, true);  // as many devices as pay
+    }
   }
 }
 
@@ -249,6 +277,11 @@ Record record(const Result& r) {
                 {"ms", r.ms},
                 {"kernel_ms", r.kernel_ms},
                 {"exchange_ms", r.exchange_ms},
+                {"beyond_kernels_us", (r.ms - r.kernel_ms) * 1e3},
+                {"host_us", r.host_ms * 1e3},
+                {"burst_ms", r.burst_ms},
+                {"replayed", r.replayed},
+                {"devices_chosen", r.chosen},
                 {"gbps", r.gbps},
                 {"speedup_vs_1gpu", r.speedup},
                 {"speedup_bound", r.bound},
@@ -277,7 +310,8 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
                          {"peer_gbps_1_to_0", bw.to_0},
                          {"peer_gbps_both", bw.both},
                          {"model_peer_gbps", args.model_gbps},
-                         {"copy_gbps", copy}};
+                         {"copy_gbps", copy},
+                         {"graphs", args.graphs}};
   write_results(args.out, "multi_gpu_bench", header, rows, rows,
                 {"matrix",
                  "nnz",
@@ -292,6 +326,11 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
                  "predicted_ms",
                  "predicted_speedup_2xh200",
                  "exchange_ms",
+                 "beyond_kernels_us",
+                 "host_us",
+                 "burst_ms",
+                 "replayed",
+                 "devices_chosen",
                  "partition_cost_spmvs",
                  "setup_cost_spmvs",
                  "upload_cost_spmvs",
@@ -332,14 +371,17 @@ int run(const ParsedArgs& parsed) {
         results.push_back(r);
       },
       [&] { write_outputs(args, results, bw, copy); });  // a later failure keeps what was measured
-  std::printf("%-26s %4s %-10s %-11s %9s %9s %9s %7s %9s %7s %8s %9s\n", "matrix", "gpus", "part",
-              "exchange", "ms", "kern_ms", "exch_ms", "x1gpu", "pred_ms", "x_pred", "setup",
-              "rel_err");
+  std::printf("%-26s %4s %-10s %-11s %9s %9s %7s %7s %9s %7s %9s %7s %8s %9s\n", "matrix", "gpus",
+              "part", "exchange", "ms", "kern_ms", "beyond", "host_us", "burst_ms", "x1gpu",
+              "pred_ms", "x_pred", "setup", "rel_err");
   for (const auto& r : results)
-    std::printf("%-26.26s %4d %-10s %-11s %9.4f %9.4f %9.4f %7.2f %9.4f %7.2f %8.3f %9.2e%s\n",
-                r.matrix.c_str(), r.gpus, r.partition.c_str(), r.exchange.c_str(), r.ms,
-                r.kernel_ms, r.exchange_ms, r.speedup, r.predicted_ms, r.predicted_speedup,
-                r.setup_cost, r.rel_error, r.ok ? "" : "  FAILED");
+    std::printf(
+        "%-26.26s %4d %-10s %-11s %9.4f %9.4f %7.1f %7.1f %9.4f %7.2f %9.4f %7.2f %8.3f "
+        "%9.2e%s%s\n",
+        r.matrix.c_str(), r.gpus, r.partition.c_str(), r.exchange.c_str(), r.ms, r.kernel_ms,
+        (r.ms - r.kernel_ms) * 1e3, r.host_ms * 1e3, r.burst_ms, r.speedup, r.predicted_ms,
+        r.predicted_speedup, r.setup_cost, r.rel_error, r.chosen ? "  (chosen)" : "",
+        r.ok ? "" : "  FAILED");
   const bool ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
   std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n") << "total "
             << fmt(ms_since(t0) / 1e3) << " s\n";
@@ -370,6 +412,8 @@ Command command() {
       {"reps", "N", "event-timed runs (default 20)"},
       {"precision", "float|double", "default double"},
       {"kernel", "K", "single-GPU kernel of every block (default auto)"},
+      {"graphs", "on|off",
+       "replay each multi-device apply as a CUDA graph (default on; off: enqueued step by step)"},
       {"model-gbps", "G",
        "the cost model's peer bandwidth, GB/s each way (default 394: the 2x H200 machine)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 150)"},

@@ -8,7 +8,7 @@
 #
 # Environment:
 #   SUITE_STEPS      comma list of configure,build,test,sanitize,racecheck,stress,bench,hbp,
-#                    hbp-profile,hbp-sweep,interop,multi,tpetra,large,beyond,hugetest,gen,read,compare,
+#                    hbp-profile,hbp-sweep,interop,multi,scaling,trace,tpetra,large,beyond,hugetest,gen,read,compare,
 #                    kokkos-cuda-build,kokkos-cuda,kokkos-interop,kokkos-bench (default:
 #                    build,test,sanitize,racecheck,bench,hbp; build implies configure). Split the
 #                    suite over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
@@ -19,6 +19,12 @@
 #                    0,0, which MULTI_ARGS / CG_ARGS may override): multi_gpu_bench's rows carry
 #                    the set-up in single-GPU SpMVs and the cost model's prediction for two GPUs,
 #                    cg_bench's the CG iteration over one SpMV (iteration_over_spmv).
+#                    "scaling" (two GPUs or more) runs multi_gpu_bench --reps 5 on every GPU
+#                    (scaling/all), on the first two (CUDA_VISIBLE_DEVICES=0,1: scaling/two) and
+#                    cg_bench on every GPU (scaling/cg), the parts SCALING_PARTS names (default
+#                    all,two,cg), then scaling_summary.py into scaling/summary.json once all three
+#                    are there. "trace" records one apply's timeline with Nsight Systems where
+#                    nsys is installed (trace/: steps enqueued one by one, then replayed).
 #                    "tpetra" runs tpetra_bench on one MPI rank (no mpiexec: MPI singleton), the
 #                    kspmv CUDA and host applies against Tpetra::CrsMatrix::apply (needs the
 #                    Tpetra .debs below; TPETRA_ARGS adds arguments).
@@ -346,6 +352,68 @@ if want multi; then
   if python3 -c "import matplotlib" 2>/dev/null; then
     run python3 "$REPO/perf_tests/plot_multi_gpu.py" "$RESULTS/multi/multi_gpu_bench.csv" \
       "$RESULTS/cg/cg_bench.csv" "$RESULTS/multi/multi_gpu.png"
+  fi
+fi
+
+if want scaling; then
+  STEP=scaling
+  gpus=$(nvidia-smi -L | grep -c GPU || true)
+  ((gpus >= 2)) || fail "scaling needs at least two GPUs ($gpus found)"
+  out=$RESULTS/scaling
+  parts=",${SCALING_PARTS:-all,two,cg},"
+  mkdir -p "$out"
+  read -r -a extra <<<"${MULTI_ARGS:-}"
+  # A failed row is in the results (ok: false); the other runs still go on.
+  if [[ $parts == *,all,* ]]; then
+    log "+ multi_gpu_bench --reps 5 --time-limit 500 --out $out/all ${extra[*]:-}"
+    "$BUILD/perf_tests/multi_gpu_bench" --reps 5 --time-limit 500 --out "$out/all" \
+      "${extra[@]}" 2>>"$LOG" | tee -a "$LOG" || log "multi_gpu_bench (all GPUs): a row failed"
+  fi
+  if [[ $parts == *,two,* ]] && ((gpus == 2)) && [[ $parts == *,all,* ]]; then
+    log "two GPUs on this machine: scaling/two is scaling/all"
+    cp -r "$out/all" "$out/two"
+  elif [[ $parts == *,two,* ]]; then
+    log "+ CUDA_VISIBLE_DEVICES=0,1 multi_gpu_bench --reps 5 --time-limit 500 --out $out/two"
+    CUDA_VISIBLE_DEVICES=0,1 "$BUILD/perf_tests/multi_gpu_bench" --reps 5 --time-limit 500 \
+      --out "$out/two" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG" ||
+      log "multi_gpu_bench (two GPUs): a row failed"
+  fi
+  if [[ $parts == *,nographs,* ]]; then  # the baseline: every apply enqueued step by step
+    log "+ multi_gpu_bench --graphs off --reps 5 --out $out/nographs (laplace2d, stencil27)"
+    "$BUILD/perf_tests/multi_gpu_bench" --graphs off --reps 5 --time-limit 200 \
+      --out "$out/nographs" --gen laplace2d:n=4096 --gen stencil27:n=160 2>>"$LOG" |
+      tee -a "$LOG" || log "multi_gpu_bench --graphs off: a row failed"
+  fi
+  if [[ $parts == *,cg,* ]]; then
+    read -r -a extra <<<"${CG_ARGS:-}"
+    log "+ cg_bench --out $out/cg ${extra[*]:-}"
+    "$BUILD/perf_tests/cg_bench" --out "$out/cg" "${extra[@]}" 2>>"$LOG" | tee -a "$LOG" ||
+      log "cg_bench: a row failed"
+  fi
+  if [[ -f $out/all/multi_gpu_bench.json && -f $out/two/multi_gpu_bench.json &&
+        -f $out/cg/cg_bench.json ]]; then
+    run python3 "$REPO/perf_tests/scaling_summary.py" "$out/all/multi_gpu_bench.json" \
+      "$out/two/multi_gpu_bench.json" "$out/cg/cg_bench.json" "$out/summary.json"
+    cat "$out/summary.json" >>"$LOG"
+  fi
+fi
+
+if want trace; then
+  STEP=trace
+  # One multi-device apply's timeline (host API time, each device's gaps) with Nsight Systems,
+  # steps enqueued one by one against the replayed graph, on TRACE_GEN (default laplace2d 4096^2).
+  if command -v nsys >/dev/null; then
+    mkdir -p "$RESULTS/trace"
+    for graphs in off on; do
+      rep=$RESULTS/trace/apply-graphs-$graphs
+      run nsys profile --trace=cuda,nvtx --force-overwrite=true -o "$rep" "$BUILD/kspmv" spmv \
+        "gen:${TRACE_GEN:-laplace2d:n=4096}" --backend cuda --devices all --partition rows \
+        --exchange halo --iters 20 --graphs "$graphs"
+      run nsys stats --report cuda_api_sum,cuda_gpu_trace --format csv --output "$rep" \
+        "$rep.nsys-rep"
+    done
+  else
+    log "trace: nsys is not installed on this machine; nothing traced"
   fi
 fi
 
