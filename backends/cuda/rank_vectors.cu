@@ -230,18 +230,10 @@ class DeviceRankVectors final : public RankVectors<S> {
   }
 
   void upload(const S* host, std::size_t n, S* x) override {
-    DeviceGuard guard(device_);
-    if (n > 0)
-      KSPMV_CUDA_CHECK(
-          cudaMemcpyAsync(x, host, n * sizeof(S), cudaMemcpyHostToDevice, compute_.get()));
-    compute_.synchronize();
+    copy(x, host, n, cudaMemcpyHostToDevice);
   }
   void download(const S* x, std::size_t n, S* host) override {
-    DeviceGuard guard(device_);
-    if (n > 0)
-      KSPMV_CUDA_CHECK(
-          cudaMemcpyAsync(host, x, n * sizeof(S), cudaMemcpyDeviceToHost, compute_.get()));
-    compute_.synchronize();
+    copy(host, x, n, cudaMemcpyDeviceToHost);
   }
   void synchronize() override { compute_.synchronize(); }
 
@@ -265,6 +257,12 @@ class DeviceRankVectors final : public RankVectors<S> {
                                      cudaMemcpyDeviceToHost, compute_.get()));
     compute_.synchronize();
     std::copy(host_sums_.data(), host_sums_.data() + count, out);
+  }
+  // n entries after the work queued on the compute stream; returns when they are copied.
+  void copy(S* dst, const S* src, std::size_t n, cudaMemcpyKind kind) {
+    DeviceGuard guard(device_);
+    if (n > 0) KSPMV_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(S), kind, compute_.get()));
+    compute_.synchronize();
   }
   // The copy stream's next work after the compute stream's work queued so far.
   void after_compute() {
