@@ -322,12 +322,7 @@ CgResult mpi_cg(const MpiOperator<Scalar>& a, const MpiMultiVector<Scalar>& b,
   template class MpiOperator<S>;                                                                \
   template CgResult mpi_cg(const MpiOperator<S>&, const MpiMultiVector<S>&, MpiMultiVector<S>&, \
                            const CgOptions&);
-#ifdef HAVE_TPETRA_INST_DOUBLE
-KSPMV_INSTANTIATE(double)
-#endif
-#ifdef HAVE_TPETRA_INST_FLOAT
-KSPMV_INSTANTIATE(float)
-#endif
+KSPMV_TPETRA_SCALARS(KSPMV_INSTANTIATE)
 #undef KSPMV_INSTANTIATE
 
 }  // namespace kspmv

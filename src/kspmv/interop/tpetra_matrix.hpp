@@ -13,6 +13,20 @@
 #include "kspmv/formats/csr.hpp"
 #include "kspmv/gen/detail.hpp"
 
+// KSPMV_TPETRA_SCALARS(M): M(S) for each scalar S the Tpetra build instantiates among double and
+// float (explicit instantiations of the adapter's templates).
+#ifdef HAVE_TPETRA_INST_DOUBLE
+#define KSPMV_TPETRA_DOUBLE(M) M(double)
+#else
+#define KSPMV_TPETRA_DOUBLE(M)
+#endif
+#ifdef HAVE_TPETRA_INST_FLOAT
+#define KSPMV_TPETRA_FLOAT(M) M(float)
+#else
+#define KSPMV_TPETRA_FLOAT(M)
+#endif
+#define KSPMV_TPETRA_SCALARS(M) KSPMV_TPETRA_DOUBLE(M) KSPMV_TPETRA_FLOAT(M)
+
 namespace kspmv {
 
 // The number of indices of `map` on this rank: getLocalNumElements from Trilinos 13.4 on, which
