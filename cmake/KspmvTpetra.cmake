@@ -2,6 +2,12 @@
 # found with the Kokkos in use), ON (required), OFF. Sets KSPMV_HAVE_TPETRA and, when on, the
 # interface target kspmv_trilinos (Tpetra, Belos and MPI, with their include directories).
 #
+# Trilinos' own package configuration comes first: find_package(Trilinos COMPONENTS Tpetra Belos)
+# with the libraries and include directories it names, as any distribution or a Trilinos built
+# from source installs it. Debian 12's does not load (its package files name targets of packages
+# Debian does not ship, an error that even QUIET cannot keep out of the configure), so a probe
+# configures it apart first, and where it fails the Debian path below follows.
+#
 # Debian 12's Trilinos 13.2 needs three repairs, made here and nowhere else:
 # - its targets carry no include directories (Tpetra_INCLUDE_DIRS names them) and no MPI (Trilinos
 #   was compiled with mpicxx), so both are added;
@@ -38,6 +44,28 @@ function(_kspmv_locate_tpetra out_missing)
   if(TARGET kspmv_trilinos)  # found already (a second find_package(kspmv))
     return()
   endif()
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(NOT MPI_CXX_FOUND)
+    set(${out_missing} "MPI was not found (Debian: libopenmpi-dev openmpi-bin)" PARENT_SCOPE)
+    return()
+  endif()
+  set(KSPMV_MPIEXEC "${MPIEXEC_EXECUTABLE}" PARENT_SCOPE)
+  _kspmv_trilinos_config_loads(_loads)
+  if(_loads)
+    find_package(Trilinos CONFIG REQUIRED COMPONENTS Tpetra Belos)
+    _kspmv_same_kokkos("${Trilinos_INCLUDE_DIRS}" "${Trilinos_DIR}" _why)
+    if(NOT _why STREQUAL "")
+      set(${out_missing} "${_why}" PARENT_SCOPE)
+      return()
+    endif()
+    add_library(kspmv_trilinos INTERFACE IMPORTED GLOBAL)
+    target_include_directories(kspmv_trilinos SYSTEM INTERFACE ${Trilinos_INCLUDE_DIRS}
+                                                               ${Trilinos_TPL_INCLUDE_DIRS})
+    target_link_libraries(kspmv_trilinos INTERFACE ${Trilinos_LIBRARIES} ${Trilinos_TPL_LIBRARIES}
+                                                   MPI::MPI_CXX Kokkos::kokkos)
+    message(STATUS "kspmv: Tpetra and Belos from Trilinos ${Trilinos_VERSION} in ${Trilinos_DIR}")
+    return()
+  endif()
   find_package(Tpetra CONFIG QUIET)
   if(NOT Tpetra_FOUND)
     string(CONCAT _why "Tpetra was not found (Debian: libtrilinos-tpetra-dev, "
@@ -45,14 +73,8 @@ function(_kspmv_locate_tpetra out_missing)
     set(${out_missing} "${_why}" PARENT_SCOPE)
     return()
   endif()
-  # Tpetra must have been built with the Kokkos in use (Debian's beside a Kokkos 4 does not
-  # compile): the version of the KokkosCore_config.h beside its headers.
-  kspmv_kokkos_version_in("${Tpetra_INCLUDE_DIRS}" _trilinos_kokkos)
-  kspmv_major_minor("${_trilinos_kokkos}" _trilinos_mm)
-  kspmv_major_minor("${Kokkos_VERSION}" _kokkos_mm)
-  if(NOT _trilinos_mm STREQUAL _kokkos_mm)
-    string(CONCAT _why "the Tpetra in ${Tpetra_DIR} was built with Kokkos '${_trilinos_kokkos}', "
-                  "not the Kokkos ${Kokkos_VERSION} in use")
+  _kspmv_same_kokkos("${Tpetra_INCLUDE_DIRS}" "${Tpetra_DIR}" _why)
+  if(NOT _why STREQUAL "")
     set(${out_missing} "${_why}" PARENT_SCOPE)
     return()
   endif()
@@ -64,12 +86,6 @@ function(_kspmv_locate_tpetra out_missing)
         PARENT_SCOPE)
     return()
   endif()
-  find_package(MPI QUIET COMPONENTS CXX)
-  if(NOT MPI_CXX_FOUND)
-    set(${out_missing} "MPI was not found (Debian: libopenmpi-dev openmpi-bin)" PARENT_SCOPE)
-    return()
-  endif()
-
   set(_targets "")
   foreach(_lib IN LISTS Tpetra_LIBRARIES)
     if(TARGET ${_lib})
@@ -82,7 +98,50 @@ function(_kspmv_locate_tpetra out_missing)
                                                              ${KSPMV_BELOS_INCLUDE_DIR})
   target_link_libraries(kspmv_trilinos INTERFACE ${KSPMV_BELOS_TPETRA_LIBRARY} ${KSPMV_BELOS_LIBRARY}
                                                  ${_targets} MPI::MPI_CXX Kokkos::kokkos)
-  set(KSPMV_MPIEXEC "${MPIEXEC_EXECUTABLE}" PARENT_SCOPE)
+endfunction()
+
+# Tpetra must have been built with the Kokkos in use (Debian's beside a Kokkos 4 does not
+# compile): the version of the KokkosCore_config.h beside its headers. `out_why` is "" when it
+# was, else why not.
+function(_kspmv_same_kokkos include_dirs config_dir out_why)
+  set(${out_why} "" PARENT_SCOPE)
+  kspmv_kokkos_version_in("${include_dirs}" _trilinos_kokkos)
+  kspmv_major_minor("${_trilinos_kokkos}" _trilinos_mm)
+  kspmv_major_minor("${Kokkos_VERSION}" _kokkos_mm)
+  if(NOT _trilinos_mm STREQUAL _kokkos_mm)
+    string(CONCAT _why "the Tpetra in ${config_dir} was built with Kokkos '${_trilinos_kokkos}', "
+                  "not the Kokkos ${Kokkos_VERSION} in use")
+    set(${out_why} "${_why}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Whether find_package(Trilinos COMPONENTS Tpetra Belos) loads without error, tried once in a
+# configure of its own (with this one's prefix path and compiler); cached as
+# KSPMV_TRILINOS_CONFIG_LOADS.
+function(_kspmv_trilinos_config_loads out)
+  if(NOT DEFINED KSPMV_TRILINOS_CONFIG_LOADS)
+    set(_dir "${CMAKE_BINARY_DIR}/CMakeFiles/kspmv_trilinos_probe")
+    file(MAKE_DIRECTORY "${_dir}")
+    file(WRITE "${_dir}/CMakeLists.txt"
+         "cmake_minimum_required(VERSION 3.22)\nproject(probe CXX)\n"
+         "find_package(Trilinos CONFIG REQUIRED COMPONENTS Tpetra Belos)\n")
+    set(_args "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}")
+    foreach(_var CMAKE_PREFIX_PATH Trilinos_DIR MPI_CXX_COMPILER)
+      if(DEFINED ${_var})
+        string(REPLACE ";" "\\;" _value "${${_var}}")
+        list(APPEND _args "-D${_var}=${_value}")
+      endif()
+    endforeach()
+    execute_process(COMMAND "${CMAKE_COMMAND}" -S "${_dir}" -B "${_dir}/build" ${_args}
+                    RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    set(_loads OFF)
+    if(_rc EQUAL 0)
+      set(_loads ON)
+    endif()
+    set(KSPMV_TRILINOS_CONFIG_LOADS ${_loads} CACHE BOOL
+        "find_package(Trilinos COMPONENTS Tpetra Belos) loads (else: the Debian 12 path)")
+  endif()
+  set(${out} ${KSPMV_TRILINOS_CONFIG_LOADS} PARENT_SCOPE)
 endfunction()
 
 # Removes, from the interface of each imported target and of the targets it links, every library

@@ -6,28 +6,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "kspmv/gen/generators.hpp"
 #include "tpetra_test.hpp"
 
 namespace kspmv::test {
 namespace {
-
-// A 7-point Laplacian on an n^3 grid plus a central-difference convection term along x with cell
-// Peclet number 2c (the x neighbours get -1 -+ c): nonsymmetric. Each rank builds its own rows.
-Teuchos::RCP<TpetraMatrix> convection_diffusion(Ordinal n, double c) {
-  const Ordinal m = n * n * n;
-  const auto starts = uniform_row_starts(m, comm()->getSize());
-  const int r = comm()->getRank();
-  const auto first = static_cast<Ordinal>(starts[r]);
-  auto rows = gen::stencil3d_7<double>(n, {first, static_cast<Ordinal>(starts[r + 1])});
-  for (Ordinal i = 0; i < rows.nrows; ++i)
-    for (Offset k = rows.row_ptr(i); k < rows.row_ptr(i + 1); ++k) {
-      const Ordinal offset = rows.col_idx(k) - (first + i);
-      if (offset == 1) rows.values(k) = -1 + c;
-      if (offset == -1) rows.values(k) = -1 - c;
-    }
-  return tpetra_matrix_from_rows(comm(), m, rows);
-}
 
 // Solves with `method` on the kspmv operator and on `a`, k right-hand sides, from x = 0.
 void expect_same_solve(const std::string& method, const Teuchos::RCP<TpetraMatrix>& a,

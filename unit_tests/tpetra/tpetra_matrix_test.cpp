@@ -49,8 +49,7 @@ double error_against_whole(const TpetraMatrix& a, const CsrMatrix<double>& whole
 // The local row counts of a's row map are those of the split `starts`.
 void expect_rows(const TpetraMatrix& a, const std::vector<TpetraGlobal>& starts) {
   const int r = a.getComm()->getRank();
-  EXPECT_EQ(static_cast<TpetraGlobal>(a.getRowMap()->getNodeNumElements()),
-            starts[r + 1] - starts[r]);
+  EXPECT_EQ(static_cast<TpetraGlobal>(local_count(*a.getRowMap())), starts[r + 1] - starts[r]);
   EXPECT_EQ(a.getRowMap()->getMinGlobalIndex(), starts[r]);
 }
 

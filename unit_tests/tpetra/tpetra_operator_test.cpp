@@ -111,7 +111,7 @@ TEST(TpetraOperator, RefreshedValuesKeepThePlans) {
     for (int i = 0; i < 8; ++i) EXPECT_LE(apply_error(op, *a, 1, Teuchos::NO_TRANS, 1, 0), kTol);
     const Kernel kept = op.local().kernel();
     a->resumeFill();
-    for (std::size_t i = 0; i < a->getRowMap()->getNodeNumElements(); ++i) {
+    for (std::size_t i = 0; i < local_count(*a->getRowMap()); ++i) {
       typename TpetraMatrix::local_inds_host_view_type cols;
       typename TpetraMatrix::values_host_view_type vals;
       a->getLocalRowView(static_cast<int>(i), cols, vals);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "kspmv/gen/generators.hpp"
 #include "kspmv/interop/tpetra_matrix.hpp"
 #include "kspmv/interop/tpetra_operator.hpp"
 #include "tools/tpetra/distributed.hpp"
@@ -25,6 +26,23 @@ inline Teuchos::RCP<const Teuchos::Comm<int>> comm() {
 // The matrix of a gen: spec, each rank generating its own rows (equal row counts).
 inline Teuchos::RCP<TpetraMatrix> generated(const std::string& spec) {
   return tools::load_distributed("gen:" + spec, comm());
+}
+
+// A 7-point Laplacian on an n^3 grid plus a central-difference convection term along x with cell
+// Peclet number 2c (the x neighbours get -1 -+ c): nonsymmetric. Each rank builds its own rows.
+inline Teuchos::RCP<TpetraMatrix> convection_diffusion(Ordinal n, double c) {
+  const Ordinal m = n * n * n;
+  const auto starts = uniform_row_starts(m, comm()->getSize());
+  const int r = comm()->getRank();
+  const auto first = static_cast<Ordinal>(starts[r]);
+  auto rows = gen::stencil3d_7<double>(n, {first, static_cast<Ordinal>(starts[r + 1])});
+  for (Ordinal i = 0; i < rows.nrows; ++i)
+    for (Offset k = rows.row_ptr(i); k < rows.row_ptr(i + 1); ++k) {
+      const Ordinal offset = rows.col_idx(k) - (first + i);
+      if (offset == 1) rows.values(k) = -1 + c;
+      if (offset == -1) rows.values(k) = -1 - c;
+    }
+  return tpetra_matrix_from_rows(comm(), m, rows);
 }
 
 // The relative error of op's Y = alpha*op(A)*X + beta*Y against A's own apply, on k random

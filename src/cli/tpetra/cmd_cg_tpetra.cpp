@@ -1,6 +1,8 @@
 // kspmv cg --tpetra: the matrix distributed over MPI ranks by Tpetra (a file read on rank 0, a
-// generated matrix built by each rank for its own rows), each rank's block a kspmv Operator
-// (TpetraOperator), Belos CG on top; the residual recomputed with Tpetra's own SpMV.
+// generated matrix built by each rank for its own rows), Belos CG on top, the residual recomputed
+// with Tpetra's own SpMV. With the CUDA backend every vector stays on the ranks' GPUs
+// (MpiOperator: Tpetra's Import plans the halo, kspmv moves it); with the host backend each
+// rank's block is a kspmv Operator under Tpetra's vectors (TpetraOperator).
 #include <Tpetra_CrsMatrix.hpp>
 #include <Tpetra_MultiVector.hpp>
 #include <cstdio>
@@ -25,12 +27,26 @@ int solve(const ParsedArgs& args, Options options, double tol, int max_iters,
     throw InvalidArgument(source + " is not square; CG needs an SPD matrix");
   // Each rank's GPU by its node-local rank unless --devices names the node's devices to share.
   if (options.backend == Backend::Cuda && !args.has("devices")) options.devices = {kAllDevices};
-  Teuchos::RCP<TpetraOperator<double>> op;
-  on_every_rank(*comm, [&] { op = Teuchos::rcp(new TpetraOperator<double>(a, options)); });
-
-  const auto b = random_vectors(a->getRangeMap(), 1, 7);
-  TpetraVectors x(a->getDomainMap(), 1);
-  const KrylovResult res = belos_solve("cg", op, *a, *b, x, tol, max_iters);
+  // CUDA: every vector on the ranks' GPUs (MpiOperator, Belos on kspmv's vectors); host: Belos
+  // on Tpetra's vectors through TpetraOperator.
+  const bool on_device = options.backend == Backend::Cuda;
+  std::string description, kernel;
+  KrylovResult res;
+  if (on_device) {
+    Teuchos::RCP<MpiOperator<double>> op;
+    on_every_rank(*comm, [&] { op = Teuchos::rcp(new MpiOperator<double>(a, options)); });
+    MpiMultiVector<double> b = op->make_vectors(1), x = op->make_vectors(1);
+    b.randomize(7);
+    res = belos_solve("cg", op, b, x, tol, max_iters);
+    description = op->description(), kernel = to_string(op->kernel());
+  } else {
+    Teuchos::RCP<TpetraOperator<double>> op;
+    on_every_rank(*comm, [&] { op = Teuchos::rcp(new TpetraOperator<double>(a, options)); });
+    const auto b = random_vectors(a->getRangeMap(), 1, 7);
+    TpetraVectors x(a->getDomainMap(), 1);
+    res = belos_solve("cg", op, *a, *b, x, tol, max_iters);
+    description = op->description(), kernel = to_string(op->local().kernel());
+  }
   // A converged solve must hold its tolerance (with room for the recursive residual's drift).
   const bool ok = res.converged && res.true_residual <= 10 * tol;
   if (comm->getRank() != 0) return ok ? 0 : 1;
@@ -45,8 +61,9 @@ int solve(const ParsedArgs& args, Options options, double tol, int max_iters,
         .field("precision", "double")
         .field("ranks", comm->getSize())
         .field("backend", to_string(options.backend))
-        .field("kernel", to_string(op->local().kernel()))
+        .field("kernel", kernel)
         .field("solver", "belos-cg")
+        .field("vectors", on_device ? "kspmv-device" : "tpetra")
         .field("tolerance", tol)
         .field("iterations", res.iterations)
         .field("converged", res.converged)
@@ -60,8 +77,9 @@ int solve(const ParsedArgs& args, Options options, double tol, int max_iters,
                 static_cast<long long>(a->getGlobalNumRows()),
                 static_cast<long long>(a->getGlobalNumRows()),
                 static_cast<long long>(a->getGlobalNumEntries()));
-    std::printf("operator   %d MPI rank(s), Tpetra's Import for the halo; rank 0: %s\n",
-                comm->getSize(), op->description().c_str());
+    std::printf("operator   %d MPI rank(s), Tpetra's Import %s; rank 0: %s\n", comm->getSize(),
+                on_device ? "plans the halo, vectors on the GPUs" : "moves the halo",
+                description.c_str());
     std::printf("cg         Belos CG, %d iterations, %.4f ms per iteration, %s (tolerance %.1e)\n",
                 res.iterations, ms, res.converged ? "converged" : "NOT converged", tol);
     if (!res.stopped.empty()) std::printf("stopped    %s\n", res.stopped.c_str());

@@ -129,12 +129,7 @@ Teuchos::RCP<Tpetra::CrsMatrix<Scalar>> distribute(
   template Teuchos::RCP<Tpetra::CrsMatrix<S>> distribute(                               \
       const CsrMatrix<S>&, const Teuchos::RCP<const Teuchos::Comm<int>>&,               \
       std::vector<TpetraGlobal>, int);
-#ifdef HAVE_TPETRA_INST_DOUBLE
-KSPMV_INSTANTIATE(double)
-#endif
-#ifdef HAVE_TPETRA_INST_FLOAT
-KSPMV_INSTANTIATE(float)
-#endif
+KSPMV_TPETRA_SCALARS(KSPMV_INSTANTIATE)
 #undef KSPMV_INSTANTIATE
 
 }  // namespace kspmv

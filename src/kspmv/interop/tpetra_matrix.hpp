@@ -3,14 +3,42 @@
 #pragma once
 
 #include <TpetraCore_config.h>
+#include <Trilinos_version.h>
 #include <Teuchos_Comm.hpp>
 #include <Teuchos_RCP.hpp>
 #include <Tpetra_CrsMatrix_decl.hpp>
+#include <cstddef>
 #include <vector>
 
 #include "kspmv/formats/csr.hpp"
+#include "kspmv/gen/detail.hpp"
+
+// KSPMV_TPETRA_SCALARS(M): M(S) for each scalar S the Tpetra build instantiates among double and
+// float (explicit instantiations of the adapter's templates).
+#ifdef HAVE_TPETRA_INST_DOUBLE
+#define KSPMV_TPETRA_DOUBLE(M) M(double)
+#else
+#define KSPMV_TPETRA_DOUBLE(M)
+#endif
+#ifdef HAVE_TPETRA_INST_FLOAT
+#define KSPMV_TPETRA_FLOAT(M) M(float)
+#else
+#define KSPMV_TPETRA_FLOAT(M)
+#endif
+#define KSPMV_TPETRA_SCALARS(M) KSPMV_TPETRA_DOUBLE(M) KSPMV_TPETRA_FLOAT(M)
 
 namespace kspmv {
+
+// The number of indices of `map` on this rank: getLocalNumElements from Trilinos 13.4 on, which
+// removed its former name getNodeNumElements later (Trilinos 14).
+template <class Map>
+std::size_t local_count(const Map& map) {
+#if TRILINOS_MAJOR_MINOR_VERSION >= 130400
+  return map.getLocalNumElements();
+#else
+  return map.getNodeNumElements();
+#endif
+}
 
 // Global indices of Tpetra's default maps (those of Tpetra::Operator<Scalar>).
 using TpetraGlobal = Tpetra::Map<>::global_ordinal_type;
@@ -22,6 +50,14 @@ std::vector<TpetraGlobal> uniform_row_starts(TpetraGlobal rows, int ranks);
 // The same split with about equal non-zeros per block (kspmv's NZ partitioner, Gao et al. 2024
 // §3.1) for the matrix whose row pointer is row_ptr (rows + 1 entries).
 std::vector<TpetraGlobal> nz_row_starts(const HostView<Offset>& row_ptr, int ranks);
+
+// Entry (global index g, column j) of k random vectors, uniform in [-1, 1) from (seed, g, j):
+// the same vectors on any number of ranks.
+template <class Scalar>
+Scalar random_entry(std::uint64_t seed, TpetraGlobal g, std::size_t j) {
+  return static_cast<Scalar>(
+      2 * gen::detail::unit(gen::detail::hash(seed, static_cast<std::uint64_t>(g), j)) - 1);
+}
 
 using TpetraMapPtr = Teuchos::RCP<const Tpetra::Map<>>;
 

@@ -4,7 +4,9 @@
 // past one node). kspmv has no MPI layer of its own: every message is Tpetra's.
 //
 // Built when Tpetra is found (CMake option KSPMV_ENABLE_TPETRA; target kspmv::kspmv_tpetra).
-// Scalars: those the Tpetra build instantiates among float and double (Debian's: double).
+// Scalars: those the Tpetra build instantiates among float and double (Debian's: double), on
+// Tpetra's default Node, built into the library; another Node (a Tpetra built with CUDA and
+// another default, say) includes kspmv/interop/tpetra_operator_def.hpp to instantiate it.
 #pragma once
 
 #include <TpetraCore_config.h>
@@ -30,13 +32,17 @@ int node_local_rank(const Teuchos::Comm<int>& comm);
 // device is usable.
 int device_for_rank(const Teuchos::Comm<int>& comm, const std::vector<int>& devices);
 
-template <class Scalar>
-class TpetraOperator : public Tpetra::Operator<Scalar> {
+// Tpetra's default Node (Debian's: Serial).
+using TpetraNode = Tpetra::Map<>::node_type;
+
+template <class Scalar, class Node = TpetraNode>
+class TpetraOperator : public Tpetra::Operator<Scalar, Tpetra::Map<>::local_ordinal_type,
+                                               Tpetra::Map<>::global_ordinal_type, Node> {
  public:
-  using operator_type = Tpetra::Operator<Scalar>;
-  using local_ordinal_type = typename operator_type::local_ordinal_type;
-  using global_ordinal_type = typename operator_type::global_ordinal_type;
-  using node_type = typename operator_type::node_type;
+  using local_ordinal_type = Tpetra::Map<>::local_ordinal_type;
+  using global_ordinal_type = Tpetra::Map<>::global_ordinal_type;
+  using node_type = Node;
+  using operator_type = Tpetra::Operator<Scalar, local_ordinal_type, global_ordinal_type, Node>;
   using map_type = Tpetra::Map<local_ordinal_type, global_ordinal_type, node_type>;
   using multivector_type =
       Tpetra::MultiVector<Scalar, local_ordinal_type, global_ordinal_type, node_type>;
@@ -57,7 +63,10 @@ class TpetraOperator : public Tpetra::Operator<Scalar> {
 
   // Y = alpha*op(A)*X + beta*Y on every column, as Tpetra::CrsMatrix::apply: X is imported into
   // the column map (NO_TRANS) or the row map (TRANS), the local block applied by kspmv, and the
-  // result exported where the target map differs from the row map (column map for TRANS).
+  // result exported where the target map differs from the row map (column map for TRANS). The
+  // local block reads and writes the MultiVectors' device views with the CUDA backend (where
+  // Tpetra's Node keeps them: GPU memory with a CUDA Node, host memory with Debian's Serial one)
+  // and their host views otherwise; no other view is taken.
   // beta == 0 overwrites Y (NaN included); alpha == 0 leaves A and X unread. X and Y may be the
   // same MultiVector. Throws InvalidArgument when the numbers of vectors or the local lengths do
   // not match.
@@ -101,10 +110,10 @@ class TpetraOperator : public Tpetra::Operator<Scalar> {
 };
 
 #ifdef HAVE_TPETRA_INST_DOUBLE
-extern template class TpetraOperator<double>;
+extern template class TpetraOperator<double, TpetraNode>;
 #endif
 #ifdef HAVE_TPETRA_INST_FLOAT
-extern template class TpetraOperator<float>;
+extern template class TpetraOperator<float, TpetraNode>;
 #endif
 
 }  // namespace kspmv

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "kspmv/core/error.hpp"
-#include "kspmv/gen/detail.hpp"
 #include "kspmv/gen/generators.hpp"
+#include "kspmv/interop/tpetra_belos.hpp"
 #include "kspmv/interop/tpetra_matrix.hpp"
 #include "tools/common.hpp"
 
@@ -86,8 +86,7 @@ Teuchos::RCP<TpetraVectors> random_vectors(const Teuchos::RCP<const Tpetra::Map<
   const auto view = v->getLocalViewHost(Tpetra::Access::OverwriteAll);
   for (std::size_t j = 0; j < k; ++j)
     for (std::size_t i = 0; i < view.extent(0); ++i) {
-      const auto g = static_cast<std::uint64_t>(map->getGlobalElement(static_cast<int>(i)));
-      view(i, j) = 2 * gen::detail::unit(gen::detail::hash(seed, g, j)) - 1;
+      view(i, j) = random_entry<double>(seed, map->getGlobalElement(static_cast<int>(i)), j);
     }
   return v;
 }
@@ -110,12 +109,15 @@ double max_relative_error(const TpetraVectors& x, const TpetraVectors& y) {
   return worst;
 }
 
-KrylovResult belos_solve(const std::string& method,
-                         const Teuchos::RCP<const Tpetra::Operator<double>>& op,
-                         const TpetraMatrix& a, const TpetraVectors& b, TpetraVectors& x,
-                         double tol, int max_iters, int restart) {
-  using Operator = Tpetra::Operator<double>;
-  using Problem = Belos::LinearProblem<double, TpetraVectors, Operator>;
+namespace {
+
+// Belos' "cg" (PseudoBlockCG) or "gmres" (BlockGmres) on op X = B: the iterations, whether it
+// converged or why not, and the time of the solve (the true residual is the caller's).
+template <class MV, class OP>
+KrylovResult belos_iterate(const std::string& method, const Teuchos::RCP<const OP>& op, const MV& b,
+                           MV& x, double tol, int max_iters, int restart,
+                           const Teuchos::Comm<int>& comm) {
+  using Problem = Belos::LinearProblem<double, MV, OP>;
   if (method != "cg" && method != "gmres")
     throw InvalidArgument("Krylov method 'cg' or 'gmres', not '" + method + "'");
   auto problem = Teuchos::rcp(new Problem(op, Teuchos::rcpFromRef(x), Teuchos::rcpFromRef(b)));
@@ -124,18 +126,16 @@ KrylovResult belos_solve(const std::string& method,
   params->set("Convergence Tolerance", tol);
   params->set("Maximum Iterations", max_iters);
   params->set("Output Stream", Teuchos::RCP<std::ostream>(new Teuchos::oblackholestream));
-  std::unique_ptr<Belos::SolverManager<double, TpetraVectors, Operator>> solver;
+  std::unique_ptr<Belos::SolverManager<double, MV, OP>> solver;
   if (method == "cg") {
-    solver = std::make_unique<Belos::PseudoBlockCGSolMgr<double, TpetraVectors, Operator>>(problem,
-                                                                                           params);
+    solver = std::make_unique<Belos::PseudoBlockCGSolMgr<double, MV, OP>>(problem, params);
   } else {
     params->set("Num Blocks", restart);
     params->set("Maximum Restarts", max_iters / restart + 1);
-    solver =
-        std::make_unique<Belos::BlockGmresSolMgr<double, TpetraVectors, Operator>>(problem, params);
+    solver = std::make_unique<Belos::BlockGmresSolMgr<double, MV, OP>>(problem, params);
   }
   KrylovResult result;
-  b.getMap()->getComm()->barrier();
+  comm.barrier();
   const auto start = std::chrono::steady_clock::now();
   try {
     result.converged = solver->solve() == Belos::Converged;
@@ -145,15 +145,49 @@ KrylovResult belos_solve(const std::string& method,
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.iterations = solver->getNumIters();
-  // The true residual, with Tpetra's own SpMV.
+  return result;
+}
+
+// The largest over the columns of ||b - A x|| / ||b||, with Tpetra's own SpMV.
+double true_residual(const TpetraMatrix& a, const TpetraVectors& b, const TpetraVectors& x) {
   TpetraVectors r(b, Teuchos::Copy);
   a.apply(x, r, Teuchos::NO_TRANS, -1.0, 1.0);
   std::vector<double> rn(b.getNumVectors()), bn(b.getNumVectors());
   r.norm2(Teuchos::ArrayView<double>(rn));
   b.norm2(Teuchos::ArrayView<double>(bn));
+  double worst = 0;
   for (std::size_t j = 0; j < rn.size(); ++j)
-    result.true_residual = std::max(result.true_residual, bn[j] > 0 ? rn[j] / bn[j] : rn[j]);
+    worst = std::max(worst, bn[j] > 0 ? rn[j] / bn[j] : rn[j]);
+  return worst;
+}
+
+}  // namespace
+
+KrylovResult belos_solve(const std::string& method,
+                         const Teuchos::RCP<const Tpetra::Operator<double>>& op,
+                         const TpetraMatrix& a, const TpetraVectors& b, TpetraVectors& x,
+                         double tol, int max_iters, int restart) {
+  KrylovResult result = belos_iterate(method, op, b, x, tol, max_iters, restart, *a.getComm());
+  result.true_residual = true_residual(a, b, x);
   return result;
+}
+
+KrylovResult belos_solve(const std::string& method,
+                         const Teuchos::RCP<const MpiOperator<double>>& op,
+                         const MpiMultiVector<double>& b, MpiMultiVector<double>& x, double tol,
+                         int max_iters, int restart) {
+  const TpetraMatrix& a = op->matrix();
+  KrylovResult result = belos_iterate(method, op, b, x, tol, max_iters, restart, *a.getComm());
+  TpetraVectors bt(a.getRangeMap(), b.num_vectors()), xt(a.getDomainMap(), x.num_vectors());
+  b.copy_to(bt);
+  x.copy_to(xt);
+  result.true_residual = true_residual(a, bt, xt);
+  return result;
+}
+
+std::string weak_stencil27(int n, int ranks) {
+  if (n < 1 || ranks < 1) throw InvalidArgument("weak_stencil27: needs n >= 1 and ranks >= 1");
+  return "stencil27:n=" + std::to_string(std::lround(n * std::cbrt(double(ranks))));
 }
 
 }  // namespace kspmv::tools

@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 
+#include "kspmv/interop/tpetra_distributed.hpp"
+
 namespace kspmv::tools {
 
 using TpetraMatrix = Tpetra::CrsMatrix<double>;
@@ -62,5 +64,16 @@ KrylovResult belos_solve(const std::string& method,
                          const Teuchos::RCP<const Tpetra::Operator<double>>& op,
                          const TpetraMatrix& a, const TpetraVectors& b, TpetraVectors& x,
                          double tol, int max_iters, int restart = 50);
+
+// The same on kspmv's device-resident vectors (kspmv/interop/tpetra_belos.hpp), every vector of
+// the solve where the ranks' backends compute; the true residual with op->matrix()'s own SpMV.
+KrylovResult belos_solve(const std::string& method,
+                         const Teuchos::RCP<const MpiOperator<double>>& op,
+                         const MpiMultiVector<double>& b, MpiMultiVector<double>& x, double tol,
+                         int max_iters, int restart = 50);
+
+// A stencil27 spec of about `ranks` times n^3 rows (n * cbrt(ranks) points a side), for weak
+// scaling: each of `ranks` ranks then builds about n^3 rows of its own (load_distributed).
+std::string weak_stencil27(int n, int ranks);
 
 }  // namespace kspmv::tools
