@@ -8,7 +8,7 @@
 #
 # Environment:
 #   SUITE_STEPS      comma list of configure,build,test,sanitize,racecheck,stress,bench,hbp,
-#                    hbp-profile,hbp-sweep,interop,multi,scaling,trace,tpetra,large,beyond,hugetest,gen,read,compare,
+#                    hbp-profile,hbp-sweep,interop,multi,scaling,trace,tpetra,distributed,large,beyond,hugetest,gen,read,compare,
 #                    kokkos-cuda-build,kokkos-cuda,kokkos-interop,kokkos-bench (default:
 #                    build,test,sanitize,racecheck,bench,hbp; build implies configure). Split the
 #                    suite over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
@@ -25,6 +25,8 @@
 #                    all,two,cg), then scaling_summary.py into scaling/summary.json once all three
 #                    are there. "trace" records one apply's timeline with Nsight Systems where
 #                    nsys is installed (trace/: steps enqueued one by one, then replayed).
+#                    "distributed" runs perf_tests/run_distributed.sh into distributed/ (CG
+#                    over 1, 2 and 4 MPI ranks, one GPU each, on device-resident vectors).
 #                    "tpetra" runs tpetra_bench on one MPI rank (no mpiexec: MPI singleton), the
 #                    kspmv CUDA and host applies against Tpetra::CrsMatrix::apply (needs the
 #                    Tpetra .debs below; TPETRA_ARGS adds arguments).
@@ -426,6 +428,21 @@ if want tpetra; then
   log "+ tpetra_bench --ranks 1 --out $RESULTS/tpetra ${extra[*]:-}"
   "$BUILD/perf_tests/tpetra_bench" --ranks 1 --out "$RESULTS/tpetra" "${extra[@]}" 2>>"$LOG" |
     tee -a "$LOG"
+fi
+
+if want distributed; then
+  STEP=distributed
+  # CG past one process on device-resident vectors (run_distributed.sh: 1, 2, 4 ranks, one GPU
+  # each); its distributed.json joins scaling/summary.json as "distributed" where that exists.
+  log "+ run_distributed.sh $RESULTS/distributed"
+  BUILD_DIR=$BUILD "$REPO/perf_tests/run_distributed.sh" "$RESULTS/distributed" >>"$LOG" 2>&1 ||
+    log "run_distributed.sh failed (see the log above)"
+  if [[ -f $RESULTS/distributed/distributed.json && -f $RESULTS/scaling/summary.json ]]; then
+    run python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])); s["distributed"] = json.load(open(sys.argv[2]))
+json.dump(s, open(sys.argv[1], "w"), indent=1)' "$RESULTS/scaling/summary.json" \
+      "$RESULTS/distributed/distributed.json"
+  fi
 fi
 
 # Host memory available now, in GB.

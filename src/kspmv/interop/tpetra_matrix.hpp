@@ -3,7 +3,6 @@
 #pragma once
 
 #include <TpetraCore_config.h>
-#include <Trilinos_version.h>
 #include <Teuchos_Comm.hpp>
 #include <Teuchos_RCP.hpp>
 #include <Tpetra_CrsMatrix_decl.hpp>
@@ -31,13 +30,14 @@ namespace kspmv {
 
 // The number of indices of `map` on this rank: getLocalNumElements from Trilinos 13.4 on, which
 // removed its former name getNodeNumElements later (Trilinos 14).
+// Asked of the Map itself, not of Trilinos_version.h, which only Debian's trilinos-dev has.
 template <class Map>
-std::size_t local_count(const Map& map) {
-#if TRILINOS_MAJOR_MINOR_VERSION >= 130400
+auto local_count(const Map& map) -> decltype(std::size_t(map.getLocalNumElements())) {
   return map.getLocalNumElements();
-#else
+}
+template <class Map, class... Older>
+std::size_t local_count(const Map& map, Older...) {
   return map.getNodeNumElements();
-#endif
 }
 
 // Global indices of Tpetra's default maps (those of Tpetra::Operator<Scalar>).
