@@ -208,8 +208,11 @@ class DeviceCgVectors final : public CgVectors<S> {
  public:
   explicit DeviceCgVectors(CgLayout<S> layout)
       : l_(std::move(layout)),
-        replay_(l_.graphs ? "" : "step by step (graphs off)"),
-        step_by_step_(!l_.graphs) {
+        replay_(!l_.graphs     ? "step by step (graphs off)"
+                : replicated() ? "step by step (vectors replicated on every device; each SpMV "
+                                 "replayed alone)"
+                               : ""),
+        step_by_step_(!l_.graphs || replicated()) {
     const int np = static_cast<int>(l_.parts.size());
     if (np < 1 || np > kMaxCgParts)
       throw InvalidArgument("cg vectors: 1 to " + std::to_string(kMaxCgParts) + " parts, not " +
@@ -386,6 +389,11 @@ class DeviceCgVectors final : public CgVectors<S> {
     Sinks sinks;  // where its kernels put its dot products
     Event shared{false};
   };
+
+  // Vectors whole on several devices (AllGather): their captured iteration was refused by
+  // cudaGraphLaunch (invalid argument) on stencil27 160^3 on two H200s and took cg_bench down on
+  // four, though it passes at test sizes; until that is understood, it is not captured.
+  bool replicated() const { return !l_.reduce && l_.parts.size() > 1; }
 
   // The other parts' streams after the replays, before other work is queued on them.
   void leave_graph() {
