@@ -199,9 +199,22 @@ expect(0 "\"nonfinite_values\":1,\"overflow_values\":1,\"underflow_values\":1" i
 run_kspmv(2 "" "nonfinite.mtx:4: .*NaN or infinite \\(1\\) or overflow double \\(1\\).*--allow-nonfinite"
           /dev/null spmv "${WORK_DIR}/nonfinite.mtx")
 run_kspmv(2 "" "nonfinite.mtx:4: " /dev/null cg "${WORK_DIR}/nonfinite.mtx")
-# Allowed, it runs: NaN in A makes the check fail (exit 1), not the reader (exit 2).
-run_kspmv(1 "check .*WRONG" "warning: .*nonfinite.mtx: values that are NaN" /dev/null
+# Allowed, it runs: the check compares the NaN and infinite entries of y position by position.
+run_kspmv(0 "check .*: ok" "warning: .*nonfinite.mtx: values that are NaN" /dev/null
           spmv "${WORK_DIR}/nonfinite.mtx" --allow-nonfinite --iters 1)
+run_kspmv(0 "check .*: ok" "" /dev/null
+          spmv "${WORK_DIR}/nonfinite.mtx" --allow-nonfinite --iters 1 --kernel coo --beta 2)
+# CG on a symmetric matrix with a NaN: the matrix named as not finite, not as not symmetric.
+file(WRITE "${WORK_DIR}/nan_spd.mtx" "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n"
+                                     "1 1 4\n2 1 nan\n2 2 4\n")
+run_kspmv(1 "stopped .*the matrix is not finite \\(a NaN or infinite value at row 1, column 2\\)"
+          "" /dev/null cg "${WORK_DIR}/nan_spd.mtx" --allow-nonfinite)
+# alpha and beta that overflow the precision: bad input naming the value, not a wrong result.
+run_kspmv(2 "" "--alpha 1e300 overflows float" /dev/null
+          spmv ${small} --alpha 1e300 --precision float)
+run_kspmv(2 "" "--beta -1e39 overflows float" /dev/null
+          spmv ${small} --beta -1e39 --precision float)
+expect(0 "check .*: ok" spmv ${small} --alpha 1e300 --iters 1)
 file(WRITE "${WORK_DIR}/float.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
                                    "1 1 1e300\n2 2 1e-50\n")
 run_kspmv(2 "" "float.mtx:3: .*overflow float" /dev/null spmv "${WORK_DIR}/float.mtx"

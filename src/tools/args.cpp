@@ -1,9 +1,13 @@
 #include "tools/args.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -40,6 +44,31 @@ std::string one_line(std::string message) {
     if (c == '\n' || c == '\r') c = ' ';
   while (!message.empty() && message.back() == ' ') message.pop_back();
   return message;
+}
+
+// A standard descriptor closed when the program starts is opened on /dev/null for reading: no
+// file the program opens takes its number (std::cout would write into a matrix being written),
+// and writes to a closed standard output fail (EBADF) instead of vanishing.
+void occupy_closed_standard_descriptors() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", O_RDONLY);
+    if (got >= 0 && got != fd) {
+      ::dup2(got, fd);
+      ::close(got);
+    }
+  }
+}
+
+// Flushes standard output; what went wrong with it since the start ("" when nothing did).
+std::string stdout_failure() {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int code = errno;
+  if (flushed && !std::ferror(stdout) && !std::cout.fail()) return "";
+  return std::string("cannot write standard output") +
+         (code != 0 ? std::string(": ") + std::strerror(code) : "");
 }
 
 }  // namespace
@@ -220,15 +249,23 @@ int run_command(const Command& command, const std::vector<std::string>& args, in
 }
 
 int guarded_main(const std::string& program, const std::function<int()>& body) {
+  occupy_closed_standard_descriptors();
+  std::string error;
+  int status = 2;
   try {
-    return body();
+    status = body();
   } catch (const std::bad_alloc&) {
-    std::cerr << program << ": error: out of memory (the matrix or its vectors do not fit)\n";
+    error = "out of memory (the matrix or its vectors do not fit)";
   } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << one_line(e.what()) << '\n';
+    error = one_line(e.what());
   } catch (...) {
-    std::cerr << program << ": error: unknown failure\n";
+    error = "unknown failure";
   }
+  // Output that did not reach standard output is a failure whatever the body returned.
+  const std::string lost = stdout_failure();
+  if (error.empty() && !lost.empty()) error = lost;
+  if (error.empty()) return status;
+  std::cerr << program << ": error: " << error << '\n';
   return 2;
 }
 
