@@ -87,6 +87,12 @@ expect(2 "" spmv ${small} --device-memory-cap 0)
 expect(2 "" spmv ${small} --device-memory-cap -1)
 expect(2 "" spmv ${small} --devices 0,1 --kernel seg)
 expect(2 "" spmv ${small} --devices 0,1 --kernel hbp)
+# options that would do nothing are refused, not taken silently
+run_kspmv(2 "" "autotune" /dev/null spmv ${small} --autotune)
+run_kspmv(2 "" "chunks 2 .*1 device" /dev/null spmv ${small} --chunks 2)
+run_kspmv(2 "" "chunks 4 .*partition pcsc" /dev/null
+          spmv ${small} --devices 0,0,0,0 --partition pcsc --chunks 4)
+run_kspmv(2 "" "chunks 2 .*1 device" /dev/null cg ${small} --chunks 2)
 
 # runs
 expect(0 "check .*: ok" spmv ${small})
@@ -121,6 +127,14 @@ expect(0 "\"tuning\":\\[{\"choice\":\"exchange\",\"candidate\":\"allgather\".*\"
 expect(0 "check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange allgather-x)
 expect(0 "2 device.*check .*: ok" cg ${small} --devices 0,0 --partition 2nz --exchange allgather-x)
 expect(0 "nnz 1216" info ${small} --kokkos-disable-warnings)
+# Kokkos' options checked before Kokkos sees them (it reads "abc" as 0, ignores unknown names)
+run_kspmv(2 "" "--kokkos-num-threads: 'abc' is not an integer" /dev/null
+          info ${small} --kokkos-num-threads=abc)
+expect(2 "" info ${small} --kokkos-threads=0)
+expect(2 "" info ${small} --kokkos-num-threads)
+expect(2 "" info ${small} --kokkos-num-devices=2,)
+run_kspmv(2 "" "unknown Kokkos option '--kokkos-bogus'" /dev/null info ${small} --kokkos-bogus=1)
+expect(0 "nnz 1216" info ${small} --kokkos-num-threads=1)
 # Kokkos' own warnings (an OpenMP Kokkos warns on OMP_PROC_BIND) stay off stderr unless the user
 # asks; KOKKOS_DISABLE_WARNINGS=0 is the user's choice (Kokkos 3 aborts on an option against it).
 execute_process(COMMAND "${KSPMV}" info ${small} RESULT_VARIABLE got OUTPUT_QUIET

@@ -74,10 +74,9 @@ TYPED_TEST(Reference, RelativeErrorComparesNonFiniteEntriesPositionByPosition) {
   const std::vector<S> near = {3, nan, inf, -inf, 4.5};
   EXPECT_NEAR(reference::rel_l2_error(near.data(), ref.data(), 5), 0.1, 1e-12);
   EXPECT_NEAR(reference::rel_error(near.data(), ref.data(), ref.data(), 5), 0.1, 1e-12);
-  for (const std::vector<S>& wrong : {std::vector<S>{3, 0, inf, -inf, 4},
-                                      std::vector<S>{3, nan, -inf, -inf, 4},
-                                      std::vector<S>{3, nan, nan, -inf, 4},
-                                      std::vector<S>{3, inf, inf, -inf, 4}}) {
+  for (const std::vector<S>& wrong :
+       {std::vector<S>{3, 0, inf, -inf, 4}, std::vector<S>{3, nan, -inf, -inf, 4},
+        std::vector<S>{3, nan, nan, -inf, 4}, std::vector<S>{3, inf, inf, -inf, 4}}) {
     EXPECT_TRUE(std::isinf(reference::rel_l2_error(wrong.data(), ref.data(), 5)));
     EXPECT_TRUE(std::isinf(reference::rel_error(wrong.data(), ref.data(), ref.data(), 5)));
   }

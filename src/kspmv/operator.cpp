@@ -30,7 +30,8 @@ void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std
 namespace {
 
 // Resolves Options::devices = {kAllDevices} and checks every option, whatever the others are
-// (the partition and exchange names too, although one device uses neither).
+// (the partition and exchange names too, although one device uses neither), on every backend.
+// An option that would change nothing is refused, so that a caller never believes it took.
 void resolve(Options& o) {
   if (o.devices == std::vector<int>{kAllDevices}) {
     const int count = o.backend == Backend::Cuda ? cuda_device_count() : 1;
@@ -38,8 +39,25 @@ void resolve(Options& o) {
     o.devices.clear();
     for (int d = 0; d < count; ++d) o.devices.push_back(d);
   }
-  part::parse_scheme(o.partition);
+  if (o.devices.empty())
+    throw InvalidArgument("Operator: Options::devices is empty; give at least one device id");
+  for (const int d : o.devices)
+    if (d < 0)
+      throw InvalidArgument("Operator: device id " + std::to_string(d) +
+                            " in Options::devices; ids are >= 0 (or {kAllDevices} alone)");
+  const part::Scheme scheme = part::parse_scheme(o.partition);
   part::parse_exchange(o.exchange);
+  if (o.autotune &&
+      (o.backend != Backend::Cuda || o.kernel != Kernel::Auto || o.devices.size() > 1))
+    throw InvalidArgument(std::string("Operator: autotune times Kernel::Auto's candidates on one "
+                                      "CUDA device; it does nothing for kernel ") +
+                          to_string(o.kernel) + " on " + std::to_string(o.devices.size()) + " " +
+                          to_string(o.backend) + " device(s)");
+  if (o.chunks != 1 && (o.devices.size() < 2 || scheme != part::Scheme::NZ))
+    throw InvalidArgument("Operator: chunks " + std::to_string(o.chunks) +
+                          " split each device's rows of the nz partition on several devices; "
+                          "they do nothing with partition " +
+                          o.partition + " on " + std::to_string(o.devices.size()) + " device(s)");
 }
 
 // Throws InvalidArgument when the k columns of x and of y share memory: the kernels read x

@@ -38,6 +38,64 @@ bool is_kokkos_option(const char* word) {
   return std::string(word).compare(0, 9, "--kokkos-") == 0;
 }
 
+// Kokkos' options of 3.4 to 4.x (Kokkos ignores a name it does not know, and reads a number it
+// cannot parse as it can): the integer ones, with their least value, then the others.
+struct KokkosInteger {
+  const char* name;
+  long min;
+  bool pair;  // INT[,INT]
+};
+constexpr KokkosInteger kKokkosIntegers[] = {
+    {"threads", 1, false},    {"num-threads", 1, false}, {"numa", 1, false},
+    {"device", 0, false},     {"device-id", 0, false},   {"ndevices", 1, true},
+    {"num-devices", 1, true},
+};
+constexpr const char* kKokkosOthers[] = {
+    "help",       "disable-warnings", "print-configuration", "tune-internals",   "tools-library",
+    "tools-libs", "tools-args",       "tools-help",          "map-device-id-by",
+};
+
+// Throws UsageError for a --kokkos-... word with a name Kokkos does not know or an integer value
+// that is not one.
+void check_kokkos_option(const std::string& word) {
+  const auto eq = word.find('=');
+  const std::string name = word.substr(9, eq == std::string::npos ? std::string::npos : eq - 9);
+  const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+  for (const KokkosInteger& option : kKokkosIntegers) {
+    if (name != option.name) continue;
+    const std::vector<std::string> parts = split(value, ',');
+    const std::size_t most = option.pair ? 2 : 1;
+    if (eq == std::string::npos || parts.empty() || parts.size() > most ||
+        std::count(value.begin(), value.end(), ',') + 1 != long(parts.size()))
+      throw UsageError("--kokkos-" + name + " takes =INT" + (option.pair ? "[,INT]" : "") +
+                       ", got '" + word + "'");
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (parse_integer(parts[i], "--kokkos-" + name) < (i == 0 ? option.min : 0))
+        throw UsageError("--kokkos-" + name + " must be at least " + std::to_string(option.min) +
+                         ", got '" + value + "'");
+    return;
+  }
+  for (const char* other : kKokkosOthers)
+    if (name == other) return;
+  throw UsageError("unknown Kokkos option '--kokkos-" + name + "' (see '--kokkos-help')");
+}
+
+// The --kokkos-... words of argv for Kokkos: checked, and --kokkos-num-threads given the name a
+// Kokkos before 4 reads (--kokkos-threads; Kokkos 3 ignores the other).
+std::vector<std::string> kokkos_words(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i) {
+    if (!is_kokkos_option(argv[i])) continue;
+    std::string word = argv[i];
+    check_kokkos_option(word);
+#if KOKKOS_VERSION < 40000
+    if (word.compare(0, 21, "--kokkos-num-threads=") == 0) word.replace(0, 20, "--kokkos-threads");
+#endif
+    words.push_back(word);
+  }
+  return words;
+}
+
 // One line: the programs promise a single-line message on stderr.
 std::string one_line(std::string message) {
   for (char& c : message)
@@ -231,8 +289,9 @@ int run_command(const Command& command, const std::vector<std::string>& args, in
     std::cout << command_help(command);
     return 0;
   }
+  std::vector<std::string> words = kokkos_words(argc, argv);
   std::vector<char*> kokkos_argv = {argv[0]};
-  std::copy_if(argv + 1, argv + argc, std::back_inserter(kokkos_argv), is_kokkos_option);
+  for (std::string& word : words) kokkos_argv.push_back(word.data());
   // Kokkos' warnings (OpenMP's four lines on OMP_PROC_BIND on every run) would break the one-line
   // stderr promise: off unless the user chose with KOKKOS_DISABLE_WARNINGS or the option.
   static char disable_warnings[] = "--kokkos-disable-warnings";
