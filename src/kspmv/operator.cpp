@@ -91,6 +91,8 @@ Operator<Scalar>::Operator(const DeviceCsrArrays<Scalar>& a, Options options)
 template <class Scalar>
 void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
   resolve(options_);
+  const auto host = options_.backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
+                                                      : host_kokkos_lock();
   nrows_ = a.nrows;
   ncols_ = a.ncols;
   if (options_.validate) a.validate();
@@ -102,6 +104,8 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
 template <class Scalar>
 void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
   resolve(options_);
+  const auto host = options_.backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
+                                                      : host_kokkos_lock();
   nrows_ = a.m;
   ncols_ = a.n;
   nnz_ = a.nnz;
@@ -112,6 +116,19 @@ template <class Scalar>
 OperatorImpl<Scalar>& Operator<Scalar>::impl() const {
   if (!impl_) throw InvalidArgument("Operator: used after it was moved from");
   return *impl_;
+}
+
+template <class Scalar>
+std::pair<std::unique_lock<std::mutex>, std::unique_lock<std::recursive_mutex>>
+Operator<Scalar>::claim() const {
+  impl();
+  std::unique_lock<std::mutex> mine(*busy_, std::try_to_lock);
+  if (!mine.owns_lock())
+    throw InvalidArgument(
+        "Operator: called from two threads at once; one Operator serves one thread at a time "
+        "(make one Operator per thread)");
+  if (options_.backend == Backend::Cuda) return {std::move(mine), {}};
+  return {std::move(mine), host_kokkos_lock()};
 }
 
 template <class Scalar>
@@ -143,7 +160,8 @@ void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar al
                                      const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta,
                                      Scalar* y, std::size_t ny, std::size_t ldy, std::size_t k,
                                      std::size_t ky, Mode mode) {
-  OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);  // a moved-from Operator throws here
+  const auto claimed = claim();  // a moved-from Operator throws here
+  OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);
   const auto rows = static_cast<std::size_t>(mode == Mode::Transpose ? ncols_ : nrows_);
   const auto cols = static_cast<std::size_t>(mode == Mode::Transpose ? nrows_ : ncols_);
   if (nx != cols || ny != rows || k != ky) {
@@ -239,6 +257,7 @@ void Operator<Scalar>::apply(Scalar alpha, const DistributedVector<Scalar>& x, S
   check_layout(y, "y");
   if (x.data(0) == y.data(0) && nrows_ > 0 && ncols_ > 0)
     throw InvalidArgument("apply: x and y are the same vector");
+  const auto claimed = claim();
   last_ = impl_.get();
   impl_->apply_distributed(alpha, x, beta, y);
 }
@@ -265,6 +284,7 @@ Prediction Operator<Scalar>::predict(const std::vector<double>& part_ms, double 
 
 template <class Scalar>
 void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bool device_memory) {
+  const auto claimed = claim();
   OperatorImpl<Scalar>& op = impl();
   if (count != nnz_)
     throw InvalidArgument("update_values: " + std::to_string(count) + " values for a matrix of " +
@@ -308,6 +328,7 @@ Residency Operator<Scalar>::residency() const {
 
 template <class Scalar>
 Timings Operator<Scalar>::timings() const {
+  const auto claimed = claim();
   const OperatorImpl<Scalar>& op = impl();
   return last_ ? last_->timings() : op.timings();
 }
