@@ -181,7 +181,8 @@ Command spmv_command() {
       {"partition", "NAME", kPartitionHelp},
       {"exchange", "NAME", kExchangeHelp},
       {"chunks", "N", kChunksHelp},
-      {"autotune", "", "let kernel auto time its candidates on the first applies"},
+      {"autotune", "",
+       "let kernel auto time its candidates on the first applies (CUDA, one device)"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},
   };

@@ -63,6 +63,7 @@ void initialize(std::size_t memory_budget) {
   static char* argv[] = {name, nullptr};
   static Kokkos::ScopeGuard kokkos(argc, argv);
   setenv("KSPMV_MEMORY_LIMIT", std::to_string(memory_budget).c_str(), 1);
+  setenv("KSPMV_THREADS", "4", 0);  // several pieces of a chunk, whatever the machine's cores
 #ifdef KSPMV_FUZZ_ASAN
   require(__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0,
           "cannot install the allocator hooks");
