@@ -54,10 +54,9 @@ void resolve(Options& o) {
                           to_string(o.kernel) + " on " + std::to_string(o.devices.size()) + " " +
                           to_string(o.backend) + " device(s)");
   if (o.chunks != 1 && (o.devices.size() < 2 || scheme != part::Scheme::NZ))
-    throw InvalidArgument("Operator: chunks " + std::to_string(o.chunks) +
-                          " split each device's rows of the nz partition on several devices; "
-                          "they do nothing with partition " +
-                          o.partition + " on " + std::to_string(o.devices.size()) + " device(s)");
+    throw InvalidArgument("Operator: chunks apply to nz on several devices; chunks " +
+                          std::to_string(o.chunks) + " with partition " + o.partition + " on " +
+                          std::to_string(o.devices.size()) + " device(s) would do nothing");
 }
 
 // Throws InvalidArgument when the k columns of x and of y share memory: the kernels read x
@@ -127,7 +126,8 @@ Operator<Scalar>::claim() const {
     throw InvalidArgument(
         "Operator: called from two threads at once; one Operator serves one thread at a time "
         "(make one Operator per thread)");
-  if (options_.backend == Backend::Cuda) return {std::move(mine), {}};
+  if (options_.backend == Backend::Cuda)
+    return {std::move(mine), std::unique_lock<std::recursive_mutex>()};
   return {std::move(mine), host_kokkos_lock()};
 }
 

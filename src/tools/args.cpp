@@ -120,8 +120,8 @@ void occupy_closed_standard_descriptors() {
 
 // Flushes standard output; what went wrong with it since the start ("" when nothing did).
 std::string stdout_failure() {
+  errno = 0;  // a failed flush of either sets it
   std::cout.flush();
-  errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
   const int code = errno;
   if (flushed && !std::ferror(stdout) && !std::cout.fail()) return "";

@@ -24,6 +24,7 @@ constexpr std::uint64_t kProgressMinBytes = 50ull << 20;
 constexpr unsigned kZlibBuffer = 1u << 20;
 constexpr std::size_t kMaxGzRead = std::size_t(1) << 30;  // gzread takes an unsigned length
 constexpr std::size_t kWriteBuffer = std::size_t(4) << 20;
+constexpr std::size_t kSmallBuffer = std::size_t(64) << 10;  // the least a small file starts with
 
 std::string system_message() {
   return std::error_code(errno, std::generic_category()).message();
@@ -54,7 +55,7 @@ constexpr int kTempSlots = 64;
 TempSlot temp_slots[kTempSlots];
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
-extern "C" void remove_temps_and_reraise(int sig) {
+void remove_temps_and_reraise(int sig) {
   for (TempSlot& slot : temp_slots)
     if (slot.named.load()) ::unlink(slot.path);
   ::raise(sig);  // SA_RESETHAND: the default action now, which ends the process
@@ -162,10 +163,14 @@ LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, bool pr
     ::close(fd);
     throw ParseError(path_, 0, "cannot open file: " + system_message());
   }
-  // Large buffers for large files only; room for the longest line and its '\n' in any case.
+  // Large buffers for large files only: a small file starts with room for itself (and a '\n'),
+  // and the buffer grows to the full size (room for the longest line and its '\n') when a line
+  // does not fit (gzip data inflates, a file may grow).
   const bool small = file_bytes_ > 0 && file_bytes_ < chunk_bytes;
   if (!small) gzbuffer(gz_, kZlibBuffer);
-  capacity_ = std::max(small ? std::size_t(file_bytes_) : chunk_bytes, kMaxLineBytes + 2);
+  full_capacity_ = std::max(chunk_bytes, kMaxLineBytes + 2);
+  capacity_ = small ? std::min(std::max(std::size_t(file_bytes_) + 2, kSmallBuffer), full_capacity_)
+                    : full_capacity_;
   buf_.reset(new char[capacity_]);
   progress_ = progress && file_bytes_ > kProgressMinBytes && isatty(STDERR_FILENO);
   start_ = last_shown_ = std::chrono::steady_clock::now();
@@ -216,7 +221,12 @@ bool LineReader::refill() {
       lines_end_ = data_end_;
       return true;
     }
-    if (data_end_ == capacity_) {  // an unfinished line fills the buffer: a long comment
+    if (data_end_ == capacity_ && capacity_ < full_capacity_) {  // a small file's buffer
+      std::unique_ptr<char[]> grown(new char[full_capacity_]);
+      std::memcpy(grown.get(), buf_.get(), data_end_);
+      buf_ = std::move(grown);
+      capacity_ = full_capacity_;
+    } else if (data_end_ == capacity_) {  // an unfinished line fills the buffer: a long comment
       long_line(std::string_view(buf_.get(), data_end_), line_ + 1);
       data_end_ = kMaxLineBytes;
       skipping_ = true;

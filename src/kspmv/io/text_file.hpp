@@ -79,9 +79,10 @@ class LineReader {
   std::uint64_t file_bytes_ = 0;  // of a regular file (compressed size for gzip), else 0
   std::unique_ptr<char[]> buf_;
   std::size_t capacity_ = 0;
-  std::size_t pos_ = 0;        // next unread byte
-  std::size_t lines_end_ = 0;  // one past the last '\n' in the buffer
-  std::size_t data_end_ = 0;   // one past the last byte read
+  std::size_t full_capacity_ = 0;  // what capacity_ grows to when a line does not fit
+  std::size_t pos_ = 0;            // next unread byte
+  std::size_t lines_end_ = 0;      // one past the last '\n' in the buffer
+  std::size_t data_end_ = 0;       // one past the last byte read
   bool eof_ = false;
   bool skipping_ = false;  // dropping the rest of a long comment line
   long line_ = 0;
@@ -96,7 +97,8 @@ class TextWriter {
   // link points to) that replaces it only on a successful close(): a failure leaves the old
   // file as it was. The temporary file is unnamed (O_TMPFILE, nothing left if the process is
   // killed) where the file system has that, and otherwise ".kspmv-PID-N.tmp", removed by a
-  // handler of SIGINT, SIGTERM and SIGHUP (installed where the signal's action is the default).
+  // handler of SIGINT, SIGTERM and SIGHUP (installed where the signal's action is the default;
+  // KSPMV_TMPFILE=0 takes this way everywhere, for tests).
   // Anything else (a pipe, a device) is written in place. Throws kspmv::Error if it cannot.
   explicit TextWriter(const std::string& path);
   // Without a successful close() (an exception on the way), the temporary file is removed;
