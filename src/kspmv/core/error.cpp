@@ -54,6 +54,7 @@ DeviceOutOfMemory::DeviceOutOfMemory(std::string call, int code, std::size_t req
 namespace {
 
 constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+constexpr std::size_t kUnlimitedV1 = std::size_t(1) << 62;
 
 // What a limit leaves beside what is in use of it.
 std::size_t left_of(std::size_t limit, std::size_t used) {
@@ -115,9 +116,12 @@ std::size_t cgroup_memory_left(const std::string& proc_cgroup, const std::string
     for (const std::string& base : bases) {
       for (std::string dir = line.substr(second + 1);;) {
         while (!dir.empty() && dir.back() == '/') dir.pop_back();
+        // v1 says "no limit" as a number near 2^63; its usage is then not read.
         const std::size_t max = cgroup_number(base + dir + limit);
-        const std::size_t used = cgroup_number(base + dir + usage);
-        if (max != kNoLimit) left = std::min(left, left_of(max, used == kNoLimit ? 0 : used));
+        if (max < kUnlimitedV1) {
+          const std::size_t used = cgroup_number(base + dir + usage);
+          left = std::min(left, left_of(max, used == kNoLimit ? 0 : used));
+        }
         if (dir.empty()) break;
         const auto up = dir.rfind('/');
         dir.resize(up == std::string::npos ? 0 : up);
