@@ -87,6 +87,12 @@ expect(2 "" spmv ${small} --device-memory-cap 0)
 expect(2 "" spmv ${small} --device-memory-cap -1)
 expect(2 "" spmv ${small} --devices 0,1 --kernel seg)
 expect(2 "" spmv ${small} --devices 0,1 --kernel hbp)
+# options that would do nothing are refused, not taken silently
+run_kspmv(2 "" "autotune" /dev/null spmv ${small} --autotune)
+run_kspmv(2 "" "chunks 2 .*1 device" /dev/null spmv ${small} --chunks 2)
+run_kspmv(2 "" "chunks 4 .*partition pcsc" /dev/null
+          spmv ${small} --devices 0,0,0,0 --partition pcsc --chunks 4)
+run_kspmv(2 "" "chunks 2 .*1 device" /dev/null cg ${small} --chunks 2)
 
 # runs
 expect(0 "check .*: ok" spmv ${small})
@@ -121,6 +127,14 @@ expect(0 "\"tuning\":\\[{\"choice\":\"exchange\",\"candidate\":\"allgather\".*\"
 expect(0 "check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange allgather-x)
 expect(0 "2 device.*check .*: ok" cg ${small} --devices 0,0 --partition 2nz --exchange allgather-x)
 expect(0 "nnz 1216" info ${small} --kokkos-disable-warnings)
+# Kokkos' options checked before Kokkos sees them (it reads "abc" as 0, ignores unknown names)
+run_kspmv(2 "" "--kokkos-num-threads: 'abc' is not an integer" /dev/null
+          info ${small} --kokkos-num-threads=abc)
+expect(2 "" info ${small} --kokkos-threads=0)
+expect(2 "" info ${small} --kokkos-num-threads)
+expect(2 "" info ${small} --kokkos-num-devices=2,)
+run_kspmv(2 "" "unknown Kokkos option '--kokkos-bogus'" /dev/null info ${small} --kokkos-bogus=1)
+expect(0 "nnz 1216" info ${small} --kokkos-num-threads=1)
 # Kokkos' own warnings (an OpenMP Kokkos warns on OMP_PROC_BIND) stay off stderr unless the user
 # asks; KOKKOS_DISABLE_WARNINGS=0 is the user's choice (Kokkos 3 aborts on an option against it).
 execute_process(COMMAND "${KSPMV}" info ${small} RESULT_VARIABLE got OUTPUT_QUIET
@@ -187,6 +201,14 @@ expect(0 "2000000000 x 2000000000, nnz 1,.* 1999999999 empty rows" info "${WORK_
 run_kspmv(2 "" "huge.mtx: a 2000000000 x 2000000000 matrix, its row pointers: needs" /dev/null
           spmv "${WORK_DIR}/huge.mtx")
 unset(ENV{KSPMV_MEMORY_LIMIT})
+# ulimit -v: the memory kspmv counts on is what the limit leaves (it said MemAvailable before).
+execute_process(COMMAND sh -c "ulimit -v 3000000 && exec \"$0\" spmv \"$1\"" "${KSPMV}"
+                        "${WORK_DIR}/huge.mtx"
+                RESULT_VARIABLE got ERROR_VARIABLE err)
+string(REGEX MATCH "row pointers: needs 16000000008 bytes [^,]*, ([0-9]+) MiB available" said
+       "${err}")
+check(got EQUAL 2 AND said AND CMAKE_MATCH_1 LESS 2930
+      MESSAGE "spmv under ulimit -v 3000000 (2929 MiB): exit ${got}\n${err}")
 run_kspmv(2 "" "/dev/zero:1: line longer than" /dev/null info /dev/zero)
 
 # Values: NaN, infinity, overflow and underflow counted; spmv and cg refuse the first two.
@@ -199,9 +221,22 @@ expect(0 "\"nonfinite_values\":1,\"overflow_values\":1,\"underflow_values\":1" i
 run_kspmv(2 "" "nonfinite.mtx:4: .*NaN or infinite \\(1\\) or overflow double \\(1\\).*--allow-nonfinite"
           /dev/null spmv "${WORK_DIR}/nonfinite.mtx")
 run_kspmv(2 "" "nonfinite.mtx:4: " /dev/null cg "${WORK_DIR}/nonfinite.mtx")
-# Allowed, it runs: NaN in A makes the check fail (exit 1), not the reader (exit 2).
-run_kspmv(1 "check .*WRONG" "warning: .*nonfinite.mtx: values that are NaN" /dev/null
+# Allowed, it runs: the check compares the NaN and infinite entries of y position by position.
+run_kspmv(0 "check .*: ok" "warning: .*nonfinite.mtx: values that are NaN" /dev/null
           spmv "${WORK_DIR}/nonfinite.mtx" --allow-nonfinite --iters 1)
+run_kspmv(0 "check .*: ok" "" /dev/null
+          spmv "${WORK_DIR}/nonfinite.mtx" --allow-nonfinite --iters 1 --kernel coo --beta 2)
+# CG on a symmetric matrix with a NaN: the matrix named as not finite, not as not symmetric.
+file(WRITE "${WORK_DIR}/nan_spd.mtx" "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n"
+                                     "1 1 4\n2 1 nan\n2 2 4\n")
+run_kspmv(1 "stopped .*the matrix is not finite \\(a NaN or infinite value at row 1, column 2\\)"
+          "" /dev/null cg "${WORK_DIR}/nan_spd.mtx" --allow-nonfinite)
+# alpha and beta that overflow the precision: bad input naming the value, not a wrong result.
+run_kspmv(2 "" "--alpha 1e300 overflows float" /dev/null
+          spmv ${small} --alpha 1e300 --precision float)
+run_kspmv(2 "" "--beta -1e39 overflows float" /dev/null
+          spmv ${small} --beta -1e39 --precision float)
+expect(0 "check .*: ok" spmv ${small} --alpha 1e300 --iters 1)
 file(WRITE "${WORK_DIR}/float.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
                                    "1 1 1e300\n2 2 1e-50\n")
 run_kspmv(2 "" "float.mtx:3: .*overflow float" /dev/null spmv "${WORK_DIR}/float.mtx"

@@ -1,7 +1,11 @@
 // CSR, COO and CSC: conversions, clean-up, copies and validation, on the zoo.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -278,6 +282,68 @@ TEST(Allocation, MemoryLimitLowersTheAvailableMemory) {
     setenv(name, saved.c_str(), 1);
   else
     unsetenv(name);
+}
+
+// ulimit -v and -d: what the soft limit leaves beside the process's use of it is the most
+// available_memory() says (it said MemAvailable, 23 GB, under an 8 GB ulimit -v).
+TEST(Allocation, ResourceLimitsLowerTheAvailableMemory) {
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit saved {};
+    ASSERT_EQ(getrlimit(resource, &saved), 0);
+    // 512 MiB beyond a generous guess of the process's use (the address space of a test with
+    // Kokkos and the CUDA runtime loaded runs to gigabytes).
+    const std::size_t before = available_memory();
+    std::ifstream status("/proc/self/status");
+    std::size_t used_kib = 0;
+    for (std::string key; status >> key;) {
+      std::size_t kib = 0;
+      if (key == (resource == RLIMIT_AS ? "VmSize:" : "VmData:") && status >> kib) used_kib = kib;
+      status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    ASSERT_GT(used_kib, 0u);
+    const std::size_t room = std::size_t(512) << 20;
+    struct rlimit lowered = saved;
+    lowered.rlim_cur = used_kib * 1024 + room;
+    if (saved.rlim_cur != RLIM_INFINITY && saved.rlim_cur < lowered.rlim_cur) continue;
+    ASSERT_EQ(setrlimit(resource, &lowered), 0);
+    const std::size_t limited = available_memory();
+    ASSERT_EQ(setrlimit(resource, &saved), 0);
+    EXPECT_LE(limited, room) << resource;
+    EXPECT_GT(limited, room / 2) << resource;  // the process did not grow by half of it meanwhile
+    EXPECT_LE(limited, before);
+  }
+}
+
+// cgroup v1 and v2 (memory.max), the group and those above it: the tightest limit less its usage.
+TEST(Allocation, CgroupLimitsLowerTheAvailableMemory) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("kspmv_cgroup_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  const auto put = [&](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text << '\n';
+  };
+  put(root / "proc_v2", "0::/app/job");
+  put(root / "cg/app/job/memory.max", "max");
+  put(root / "cg/app/job/memory.current", "100");
+  EXPECT_EQ(detail::cgroup_memory_left((root / "proc_v2").string(), (root / "cg").string()),
+            std::numeric_limits<std::size_t>::max());
+  put(root / "cg/app/memory.max", "5000");  // the parent's limit binds
+  put(root / "cg/app/memory.current", "1000");
+  EXPECT_EQ(detail::cgroup_memory_left((root / "proc_v2").string(), (root / "cg").string()), 4000u);
+  put(root / "cg/app/job/memory.max", "3000");
+  EXPECT_EQ(detail::cgroup_memory_left((root / "proc_v2").string(), (root / "cg").string()), 2900u);
+  put(root / "proc_v1", "9:pids:/\n4:cpu,memory:/box\n0::/");
+  put(root / "cg/memory/box/memory.limit_in_bytes", "9223372036854771712");  // no limit in v1
+  put(root / "cg/memory/box/memory.usage_in_bytes", "7");
+  put(root / "cg/memory/memory.limit_in_bytes", "800");
+  put(root / "cg/memory/memory.usage_in_bytes", "900");  // over: nothing left
+  EXPECT_EQ(detail::cgroup_memory_left((root / "proc_v1").string(), (root / "cg").string()), 0u);
+  put(root / "cg/memory/memory.usage_in_bytes", "300");
+  EXPECT_EQ(detail::cgroup_memory_left((root / "proc_v1").string(), (root / "cg").string()), 500u);
+  EXPECT_EQ(detail::cgroup_memory_left((root / "missing").string(), (root / "cg").string()),
+            std::numeric_limits<std::size_t>::max());
+  fs::remove_all(root);
 }
 
 TEST(Printable, EscapesControlAndNonAsciiBytesAndCutsLongText) {

@@ -72,6 +72,43 @@ TEST(OperatorValidation, ConversionsCheckTheirInputBeforeWriting) {
   EXPECT_THROW(to_csr(c), InvalidArgument);
 }
 
+// Options checked on every backend, whatever the others are (the issue: {-5} and {} were taken
+// on the host backend).
+TEST(OperatorOptions, RejectsAnEmptyOrNegativeDeviceListOnEveryBackend) {
+  for (const Backend b : kBackends) {
+    Options o;
+    o.backend = b;
+    for (const std::vector<int>& devices :
+         {std::vector<int>{}, std::vector<int>{-5}, std::vector<int>{0, -2}}) {
+      o.devices = devices;
+      EXPECT_THROW(Operator<double>(small(), o), InvalidArgument) << to_string(b);
+    }
+  }
+}
+
+// An option that would do nothing is refused rather than taken silently.
+TEST(OperatorOptions, RejectsOptionsThatWouldDoNothing) {
+  Options o;
+  o.autotune = true;  // a CUDA option: the host backend has no candidates to time
+  try {
+    Operator<double> op(small(), o);
+    ADD_FAILURE() << "autotune accepted on the host backend";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("autotune"), std::string::npos) << e.what();
+  }
+  o = Options();
+  o.backend = Backend::Cuda, o.kernel = Kernel::CsrVector, o.autotune = true;
+  EXPECT_THROW(Operator<double>(small(), o), InvalidArgument);  // before any device is needed
+  o = Options();
+  o.chunks = 2;  // one device: nothing to hide the exchange under
+  EXPECT_THROW(Operator<double>(small(), o), InvalidArgument);
+  o.devices = {0, 0, 0, 0}, o.partition = "pcsc", o.exchange = "merge";
+  EXPECT_THROW(Operator<double>(small(), o), InvalidArgument);
+  o.partition = "nz";
+  Operator<double> chunked(small(), o);
+  EXPECT_EQ(chunked.options().chunks, 2);
+}
+
 TEST(OperatorApply, RejectsXAndYThatOverlapAndLeavesYUnchanged) {
   Operator<double> op(small());
   std::vector<double> v(8, 1.0);

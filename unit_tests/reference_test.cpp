@@ -64,6 +64,24 @@ TYPED_TEST(Reference, RelativeErrorIsInfiniteForNanAndRelativeOtherwise) {
   EXPECT_NEAR(reference::rel_l2_error(small.data(), zero.data(), 2), 1e-3, 1e-9);
 }
 
+// A matrix with NaN or infinite values (kspmv spmv --allow-nonfinite): the positions where the
+// reference is not finite are compared one by one, the others as before.
+TYPED_TEST(Reference, RelativeErrorComparesNonFiniteEntriesPositionByPosition) {
+  using S = TypeParam;
+  const S nan = std::numeric_limits<S>::quiet_NaN(), inf = std::numeric_limits<S>::infinity();
+  const std::vector<S> ref = {3, nan, inf, -inf, 4};
+  EXPECT_EQ(reference::rel_l2_error(ref.data(), ref.data(), 5), 0.0);
+  const std::vector<S> near = {3, nan, inf, -inf, 4.5};
+  EXPECT_NEAR(reference::rel_l2_error(near.data(), ref.data(), 5), 0.1, 1e-12);
+  EXPECT_NEAR(reference::rel_error(near.data(), ref.data(), ref.data(), 5), 0.1, 1e-12);
+  for (const std::vector<S>& wrong :
+       {std::vector<S>{3, 0, inf, -inf, 4}, std::vector<S>{3, nan, -inf, -inf, 4},
+        std::vector<S>{3, nan, nan, -inf, 4}, std::vector<S>{3, inf, inf, -inf, 4}}) {
+    EXPECT_TRUE(std::isinf(reference::rel_l2_error(wrong.data(), ref.data(), 5)));
+    EXPECT_TRUE(std::isinf(reference::rel_error(wrong.data(), ref.data(), ref.data(), 5)));
+  }
+}
+
 TYPED_TEST(Reference, MagnitudeSumsTheAbsoluteTerms) {
   using S = TypeParam;
   const auto a = three_by_three<S>();

@@ -30,6 +30,17 @@ bool is_symmetric(const CsrMatrix<Scalar>& a) {
   return true;
 }
 
+// Where `a`'s first NaN or infinite value is, as "row I, column J" ("" when every value is finite;
+// 1-based, as in a Matrix Market file).
+template <class Scalar>
+std::string first_nonfinite(const CsrMatrix<Scalar>& a) {
+  for (Ordinal i = 0; i < a.nrows; ++i)
+    for (Offset k = a.row_ptr(i); k < a.row_ptr(i + 1); ++k)
+      if (!std::isfinite(a.values(k)))
+        return "row " + std::to_string(i + 1) + ", column " + std::to_string(a.col_idx(k) + 1);
+  return "";
+}
+
 // Why CG stopped short, in words ("" when it converged).
 template <class Scalar>
 std::string stop_reason(const CgResult& res, const CsrMatrix<Scalar>& a) {
@@ -38,10 +49,12 @@ std::string stop_reason(const CgResult& res, const CsrMatrix<Scalar>& a) {
     return "the iteration limit ran out (--max-iters " + std::to_string(res.iterations) + ")";
   char curvature[64];
   std::snprintf(curvature, sizeof curvature, "%.3g", res.curvature);
+  const std::string nonfinite = first_nonfinite(a);
   return "non-positive curvature p'Ap = " + std::string(curvature) + " at iteration " +
          std::to_string(res.iterations + 1) + ": the matrix is " +
-         (is_symmetric(a) ? "symmetric but not positive definite"
-                          : "not symmetric (CG needs a symmetric positive definite matrix)");
+         (!nonfinite.empty() ? "not finite (a NaN or infinite value at " + nonfinite + ")"
+          : is_symmetric(a)  ? "symmetric but not positive definite"
+                             : "not symmetric (CG needs a symmetric positive definite matrix)");
 }
 
 // --tol (default 1e-5 in float, 1e-8 in double) and --max-iters.

@@ -25,8 +25,8 @@ template <class Scalar>
 int run_spmv(const ParsedArgs& args, const Options& options) {
   const std::string source = args.positionals[0];
   const int iters = static_cast<int>(args.integer("iters", 20, 1, 1000000));
-  const auto alpha = static_cast<Scalar>(args.number("alpha", 1.0));
-  const auto beta = static_cast<Scalar>(args.number("beta", 0.0));
+  const auto alpha = scalar_option<Scalar>(args, "alpha", 1.0);
+  const auto beta = scalar_option<Scalar>(args, "beta", 0.0);
 
   const CsrMatrix<Scalar> a =
       load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
@@ -187,7 +187,8 @@ Command spmv_command() {
       {"chunks", "N", kChunksHelp},
       {"choose-devices", "", kChooseDevicesHelp},
       {"graphs", "on|off", kGraphsHelp},
-      {"autotune", "", "let kernel auto time its candidates on the first applies"},
+      {"autotune", "",
+       "let kernel auto time its candidates on the first applies (CUDA, one device)"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},
   };

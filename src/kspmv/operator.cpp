@@ -31,7 +31,8 @@ void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std
 namespace {
 
 // Resolves Options::devices = {kAllDevices} and checks every option, whatever the others are
-// (the partition and exchange names too, although one device uses neither).
+// (the partition and exchange names too, although one device uses neither), on every backend.
+// An option that would change nothing is refused, so that a caller never believes it took.
 void resolve(Options& o) {
   if (o.devices == std::vector<int>{kAllDevices}) {
     const int count = o.backend == Backend::Cuda ? cuda_device_count() : 1;
@@ -39,8 +40,24 @@ void resolve(Options& o) {
     o.devices.clear();
     for (int d = 0; d < count; ++d) o.devices.push_back(d);
   }
-  part::parse_scheme(o.partition);
+  if (o.devices.empty())
+    throw InvalidArgument("Operator: Options::devices is empty; give at least one device id");
+  for (const int d : o.devices)
+    if (d < 0)
+      throw InvalidArgument("Operator: device id " + std::to_string(d) +
+                            " in Options::devices; ids are >= 0 (or {kAllDevices} alone)");
+  const part::Scheme scheme = part::parse_scheme(o.partition);
   part::parse_exchange(o.exchange);
+  if (o.autotune &&
+      (o.backend != Backend::Cuda || o.kernel != Kernel::Auto || o.devices.size() > 1))
+    throw InvalidArgument(std::string("Operator: autotune times Kernel::Auto's candidates on one "
+                                      "CUDA device; it does nothing for kernel ") +
+                          to_string(o.kernel) + " on " + std::to_string(o.devices.size()) + " " +
+                          to_string(o.backend) + " device(s)");
+  if (o.chunks != 1 && (o.devices.size() < 2 || scheme != part::Scheme::NZ))
+    throw InvalidArgument("Operator: chunks apply to nz on several devices; chunks " +
+                          std::to_string(o.chunks) + " with partition " + o.partition + " on " +
+                          std::to_string(o.devices.size()) + " device(s) would do nothing");
 }
 
 // Throws InvalidArgument when the k columns of x and of y share memory: the kernels read x
@@ -88,6 +105,8 @@ template <class Scalar>
 void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
   resolve(options_);
   choose_devices(options_, a);
+  const auto host = options_.backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
+                                                      : host_kokkos_lock();
   nrows_ = a.nrows;
   ncols_ = a.ncols;
   if (options_.validate) a.validate();
@@ -99,6 +118,8 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
 template <class Scalar>
 void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
   resolve(options_);
+  const auto host = options_.backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
+                                                      : host_kokkos_lock();
   nrows_ = a.m;
   ncols_ = a.n;
   nnz_ = a.nnz;
@@ -109,6 +130,20 @@ template <class Scalar>
 OperatorImpl<Scalar>& Operator<Scalar>::impl() const {
   if (!impl_) throw InvalidArgument("Operator: used after it was moved from");
   return *impl_;
+}
+
+template <class Scalar>
+std::pair<std::unique_lock<std::mutex>, std::unique_lock<std::recursive_mutex>>
+Operator<Scalar>::claim() const {
+  impl();
+  std::unique_lock<std::mutex> mine(*busy_, std::try_to_lock);
+  if (!mine.owns_lock())
+    throw InvalidArgument(
+        "Operator: called from two threads at once; one Operator serves one thread at a time "
+        "(make one Operator per thread)");
+  if (options_.backend == Backend::Cuda)
+    return {std::move(mine), std::unique_lock<std::recursive_mutex>()};
+  return {std::move(mine), host_kokkos_lock()};
 }
 
 template <class Scalar>
@@ -140,7 +175,8 @@ void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar al
                                      const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta,
                                      Scalar* y, std::size_t ny, std::size_t ldy, std::size_t k,
                                      std::size_t ky, Mode mode) {
-  OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);  // a moved-from Operator throws here
+  const auto claimed = claim();  // a moved-from Operator throws here
+  OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);
   const auto rows = static_cast<std::size_t>(mode == Mode::Transpose ? ncols_ : nrows_);
   const auto cols = static_cast<std::size_t>(mode == Mode::Transpose ? nrows_ : ncols_);
   if (nx != cols || ny != rows || k != ky) {
@@ -236,6 +272,7 @@ void Operator<Scalar>::apply(Scalar alpha, const DistributedVector<Scalar>& x, S
   check_layout(y, "y");
   if (x.data(0) == y.data(0) && nrows_ > 0 && ncols_ > 0)
     throw InvalidArgument("apply: x and y are the same vector");
+  const auto claimed = claim();
   last_ = impl_.get();
   impl_->apply_distributed(alpha, x, beta, y);
 }
@@ -262,6 +299,7 @@ Prediction Operator<Scalar>::predict(const std::vector<double>& part_ms, double 
 
 template <class Scalar>
 void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bool device_memory) {
+  const auto claimed = claim();
   OperatorImpl<Scalar>& op = impl();
   if (count != nnz_)
     throw InvalidArgument("update_values: " + std::to_string(count) + " values for a matrix of " +
@@ -305,6 +343,7 @@ Residency Operator<Scalar>::residency() const {
 
 template <class Scalar>
 Timings Operator<Scalar>::timings() const {
+  const auto claimed = claim();
   const OperatorImpl<Scalar>& op = impl();
   return last_ ? last_->timings() : op.timings();
 }

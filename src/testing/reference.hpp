@@ -12,8 +12,9 @@ namespace kspmv::reference {
 template <class Scalar>
 void spmv(Scalar alpha, const CsrMatrix<Scalar>& a, const Scalar* x, Scalar beta, Scalar* y);
 
-// ||y - ref||_2 / ||ref||_2 computed in long double; ||y - ref||_2 when ref is zero;
-// +infinity when y holds a NaN or an infinity that ref does not.
+// ||y - ref||_2 / ||ref||_2 computed in long double over the entries where ref is finite
+// (||y - ref||_2 when ref is zero there); +infinity when y holds a NaN or an infinity that ref
+// does not hold at the same position (a NaN matches a NaN, an infinity the same infinity).
 template <class Scalar>
 double rel_l2_error(const Scalar* y, const Scalar* ref, std::size_t n);
 
@@ -23,8 +24,9 @@ template <class Scalar>
 void spmv_magnitude(Scalar alpha, const CsrMatrix<Scalar>& a, const Scalar* x, Scalar beta,
                     const Scalar* y0, Scalar* out);
 
-// ||y - ref||_2 / ||magnitude||_2 in long double (||y - ref||_2 when magnitude is zero; +infinity
-// as rel_l2_error): the normwise error relative to the terms, which cancellation cannot shrink.
+// ||y - ref||_2 / ||magnitude||_2 in long double (||y - ref||_2 when magnitude is zero;
+// non-finite entries of ref compared and +infinity as rel_l2_error): the normwise error relative
+// to the terms, which cancellation cannot shrink.
 template <class Scalar>
 double rel_error(const Scalar* y, const Scalar* ref, const Scalar* magnitude, std::size_t n);
 

@@ -1,9 +1,13 @@
 #include "tools/args.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -34,12 +38,95 @@ bool is_kokkos_option(const char* word) {
   return std::string(word).compare(0, 9, "--kokkos-") == 0;
 }
 
+// Kokkos' options of 3.4 to 4.x (Kokkos ignores a name it does not know, and reads a number it
+// cannot parse as it can): the integer ones, with their least value, then the others.
+struct KokkosInteger {
+  const char* name;
+  long min;
+  bool pair;  // INT[,INT]
+};
+constexpr KokkosInteger kKokkosIntegers[] = {
+    {"threads", 1, false},    {"num-threads", 1, false}, {"numa", 1, false},
+    {"device", 0, false},     {"device-id", 0, false},   {"ndevices", 1, true},
+    {"num-devices", 1, true},
+};
+constexpr const char* kKokkosOthers[] = {
+    "help",       "disable-warnings", "print-configuration", "tune-internals",   "tools-library",
+    "tools-libs", "tools-args",       "tools-help",          "map-device-id-by",
+};
+
+// Throws UsageError for a --kokkos-... word with a name Kokkos does not know or an integer value
+// that is not one.
+void check_kokkos_option(const std::string& word) {
+  const auto eq = word.find('=');
+  const std::string name = word.substr(9, eq == std::string::npos ? std::string::npos : eq - 9);
+  const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+  for (const KokkosInteger& option : kKokkosIntegers) {
+    if (name != option.name) continue;
+    const std::vector<std::string> parts = split(value, ',');
+    const std::size_t most = option.pair ? 2 : 1;
+    if (eq == std::string::npos || parts.empty() || parts.size() > most ||
+        std::count(value.begin(), value.end(), ',') + 1 != long(parts.size()))
+      throw UsageError("--kokkos-" + name + " takes =INT" + (option.pair ? "[,INT]" : "") +
+                       ", got '" + word + "'");
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (parse_integer(parts[i], "--kokkos-" + name) < (i == 0 ? option.min : 0))
+        throw UsageError("--kokkos-" + name + " must be at least " + std::to_string(option.min) +
+                         ", got '" + value + "'");
+    return;
+  }
+  for (const char* other : kKokkosOthers)
+    if (name == other) return;
+  throw UsageError("unknown Kokkos option '--kokkos-" + name + "' (see '--kokkos-help')");
+}
+
+// The --kokkos-... words of argv for Kokkos: checked, and --kokkos-num-threads given the name a
+// Kokkos before 4 reads (--kokkos-threads; Kokkos 3 ignores the other).
+std::vector<std::string> kokkos_words(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i) {
+    if (!is_kokkos_option(argv[i])) continue;
+    std::string word = argv[i];
+    check_kokkos_option(word);
+#if KOKKOS_VERSION < 40000
+    if (word.compare(0, 21, "--kokkos-num-threads=") == 0) word.replace(0, 20, "--kokkos-threads");
+#endif
+    words.push_back(word);
+  }
+  return words;
+}
+
 // One line: the programs promise a single-line message on stderr.
 std::string one_line(std::string message) {
   for (char& c : message)
     if (c == '\n' || c == '\r') c = ' ';
   while (!message.empty() && message.back() == ' ') message.pop_back();
   return message;
+}
+
+// A standard descriptor closed when the program starts is opened on /dev/null for reading: no
+// file the program opens takes its number (std::cout would write into a matrix being written),
+// and writes to a closed standard output fail (EBADF) instead of vanishing.
+void occupy_closed_standard_descriptors() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", O_RDONLY);
+    if (got >= 0 && got != fd) {
+      ::dup2(got, fd);
+      ::close(got);
+    }
+  }
+}
+
+// Flushes standard output; what went wrong with it since the start ("" when nothing did).
+std::string stdout_failure() {
+  errno = 0;  // a failed flush of either sets it
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int code = errno;
+  if (flushed && !std::ferror(stdout) && !std::cout.fail()) return "";
+  return std::string("cannot write standard output") +
+         (code != 0 ? std::string(": ") + std::strerror(code) : "");
 }
 
 }  // namespace
@@ -202,8 +289,9 @@ int run_command(const Command& command, const std::vector<std::string>& args, in
     std::cout << command_help(command);
     return 0;
   }
+  std::vector<std::string> words = kokkos_words(argc, argv);
   std::vector<char*> kokkos_argv = {argv[0]};
-  std::copy_if(argv + 1, argv + argc, std::back_inserter(kokkos_argv), is_kokkos_option);
+  for (std::string& word : words) kokkos_argv.push_back(word.data());
   // Kokkos' warnings (OpenMP's four lines on OMP_PROC_BIND on every run) would break the one-line
   // stderr promise: off unless the user chose with KOKKOS_DISABLE_WARNINGS or the option.
   static char disable_warnings[] = "--kokkos-disable-warnings";
@@ -220,15 +308,23 @@ int run_command(const Command& command, const std::vector<std::string>& args, in
 }
 
 int guarded_main(const std::string& program, const std::function<int()>& body) {
+  occupy_closed_standard_descriptors();
+  std::string error;
+  int status = 2;
   try {
-    return body();
+    status = body();
   } catch (const std::bad_alloc&) {
-    std::cerr << program << ": error: out of memory (the matrix or its vectors do not fit)\n";
+    error = "out of memory (the matrix or its vectors do not fit)";
   } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << one_line(e.what()) << '\n';
+    error = one_line(e.what());
   } catch (...) {
-    std::cerr << program << ": error: unknown failure\n";
+    error = "unknown failure";
   }
+  // Output that did not reach standard output is a failure whatever the body returned.
+  const std::string lost = stdout_failure();
+  if (error.empty() && !lost.empty()) error = lost;
+  if (error.empty()) return status;
+  std::cerr << program << ": error: " << error << '\n';
   return 2;
 }
 

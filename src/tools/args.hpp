@@ -73,8 +73,10 @@ std::vector<std::string> command_words(int argc, char** argv);
 int run_command(const Command& command, const std::vector<std::string>& args, int argc,
                 char** argv);
 
-// What main() returns: body(), or 2 after an exception, told on stderr as one line
-// "PROGRAM: error: WHAT".
+// What main() returns: body(), or 2 after an exception or when standard output could not be
+// written (flushed here, at the end), told on stderr as one line "PROGRAM: error: WHAT".
+// Standard descriptors closed at the start are opened on /dev/null for reading first, so that
+// writes to a closed standard output fail too.
 int guarded_main(const std::string& program, const std::function<int()>& body);
 
 // main() of a program that is one command (a benchmark).

@@ -70,6 +70,16 @@ std::size_t device_memory_cap(const ParsedArgs& args) {
   return static_cast<std::size_t>(gb * 1e9);
 }
 
+template <class Scalar>
+Scalar scalar_option(const ParsedArgs& args, const std::string& name, double fallback) {
+  const double v = args.number(name, fallback);
+  if (std::fabs(v) <= double(std::numeric_limits<Scalar>::max())) return static_cast<Scalar>(v);
+  char largest[32];
+  std::snprintf(largest, sizeof largest, "%.7g", double(std::numeric_limits<Scalar>::max()));
+  throw UsageError("--" + name + " " + args.text(name, "") + " overflows " +
+                   precision_name<Scalar>() + " (largest magnitude " + largest + ")");
+}
+
 std::vector<std::string> precisions(const ParsedArgs& args, const std::string& fallback) {
   const std::string p = args.choice("precision", fallback, {"float", "double", "both"});
   return p == "both" ? std::vector<std::string>{"float", "double"} : std::vector<std::string>{p};
@@ -213,6 +223,8 @@ template double check<float>(Operator<float>&, const CsrMatrix<float>&, float, f
                              std::uint64_t);
 template double check<double>(Operator<double>&, const CsrMatrix<double>&, double, double,
                               std::uint64_t);
+template float scalar_option<float>(const ParsedArgs&, const std::string&, double);
+template double scalar_option<double>(const ParsedArgs&, const std::string&, double);
 template Timing time_applies<float>(Operator<float>&, float, float, int, std::uint64_t);
 template Timing time_applies<double>(Operator<double>&, double, double, int, std::uint64_t);
 

@@ -45,6 +45,11 @@ std::vector<int> parse_devices(const std::string& list);
 std::size_t device_memory_cap(const ParsedArgs& args);
 extern const OptionSpec kDeviceMemoryCapOption;
 
+// "--NAME VALUE" as Scalar (`fallback` when not given). Throws UsageError naming the value when
+// it overflows Scalar (1e300 in float): the run would be told as a wrong result otherwise.
+template <class Scalar>
+Scalar scalar_option(const ParsedArgs& args, const std::string& name, double fallback);
+
 // `n` values uniform in [-1, 1) from a generator seeded with `seed`.
 template <class Scalar>
 std::vector<Scalar> random_values(std::size_t n, std::uint64_t seed) {

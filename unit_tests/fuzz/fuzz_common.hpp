@@ -21,7 +21,8 @@ inline void require(bool ok, const std::string& what) {
 // message must not echo control characters or a huge token from its input).
 void require_printable(const std::string& message);
 
-// Kokkos for the life of the process; the reader's memory budget (KSPMV_MEMORY_LIMIT).
+// Kokkos for the life of the process; the reader's memory budget (KSPMV_MEMORY_LIMIT); two
+// host threads (KSPMV_THREADS) whatever the machine has.
 void initialize(std::size_t memory_budget);
 
 // A path for scratch files of this process ("<dir>/kspmv_fuzz_<pid><suffix>").

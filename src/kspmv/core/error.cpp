@@ -1,12 +1,15 @@
 #include "kspmv/core/error.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <utility>
+#include <vector>
 
 namespace kspmv {
 
@@ -48,14 +51,97 @@ DeviceOutOfMemory::DeviceOutOfMemory(std::string call, int code, std::size_t req
       requested_(requested_bytes),
       free_(free_bytes) {}
 
+namespace {
+
+constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+constexpr std::size_t kUnlimitedV1 = std::size_t(1) << 62;
+
+// What a limit leaves beside what is in use of it.
+std::size_t left_of(std::size_t limit, std::size_t used) {
+  return limit > used ? limit - used : 0;
+}
+
+// The number a cgroup file holds ("max", a missing file or anything else: kNoLimit).
+std::size_t cgroup_number(const std::string& path) {
+  std::ifstream in(path);
+  unsigned long long value = 0;
+  return in >> value ? static_cast<std::size_t>(value) : kNoLimit;
+}
+
+// A "Vm...:" field of /proc/self/status in bytes (0 when missing).
+std::size_t status_bytes(const std::string& key) {
+  std::ifstream status("/proc/self/status");
+  for (std::string word; status >> word;) {
+    unsigned long long kib = 0;
+    if (word == key && status >> kib) return static_cast<std::size_t>(kib) * 1024;
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// What the soft RLIMIT_AS and RLIMIT_DATA leave beside the address space and data in use.
+std::size_t rlimit_left() {
+  std::size_t left = kNoLimit;
+  const std::pair<int, const char*> limits[] = {{RLIMIT_AS, "VmSize:"}, {RLIMIT_DATA, "VmData:"}};
+  for (const auto& [resource, used] : limits) {
+    struct rlimit r {};
+    if (::getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+      left = std::min(left, left_of(static_cast<std::size_t>(r.rlim_cur), status_bytes(used)));
+  }
+  return left;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::size_t cgroup_memory_left(const std::string& proc_cgroup, const std::string& root) {
+  std::ifstream in(proc_cgroup);
+  std::size_t left = kNoLimit;
+  for (std::string line; std::getline(in, line);) {
+    // "0::/path" (v2, limit memory.max), or "N:CONTROLLERS:/path" with memory among the
+    // controllers (v1, under memory/: memory.limit_in_bytes).
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const bool v2 = line.compare(0, first, "0") == 0 && controllers.empty();
+    const bool v1 = ("," + controllers + ",").find(",memory,") != std::string::npos;
+    if (!v2 && !v1) continue;
+    // v2 is mounted at the root, or at unified/ beside the v1 hierarchies.
+    const std::vector<std::string> bases = v2 ? std::vector<std::string>{root, root + "/unified"}
+                                              : std::vector<std::string>{root + "/memory"};
+    const char* limit = v2 ? "/memory.max" : "/memory.limit_in_bytes";
+    const char* usage = v2 ? "/memory.current" : "/memory.usage_in_bytes";
+    // The group and each group above it up to the mount: the tightest of them binds.
+    for (const std::string& base : bases) {
+      for (std::string dir = line.substr(second + 1);;) {
+        while (!dir.empty() && dir.back() == '/') dir.pop_back();
+        // v1 says "no limit" as a number near 2^63; its usage is then not read.
+        const std::size_t max = cgroup_number(base + dir + limit);
+        if (max < kUnlimitedV1) {
+          const std::size_t used = cgroup_number(base + dir + usage);
+          left = std::min(left, left_of(max, used == kNoLimit ? 0 : used));
+        }
+        if (dir.empty()) break;
+        const auto up = dir.rfind('/');
+        dir.resize(up == std::string::npos ? 0 : up);
+      }
+    }
+  }
+  return left;
+}
+
+}  // namespace detail
+
 std::size_t available_memory() {
-  std::size_t bytes = std::numeric_limits<std::size_t>::max();
+  std::size_t bytes =
+      std::min(rlimit_left(), detail::cgroup_memory_left("/proc/self/cgroup", "/sys/fs/cgroup"));
   std::ifstream meminfo("/proc/meminfo");
   bool found = false;
   for (std::string key; !found && meminfo >> key;) {
     unsigned long long kib = 0;
     if (key == "MemAvailable:" && meminfo >> kib) {
-      bytes = static_cast<std::size_t>(kib) * 1024;
+      bytes = std::min(bytes, static_cast<std::size_t>(kib) * 1024);
       found = true;
     }
     meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
@@ -63,7 +149,7 @@ std::size_t available_memory() {
   if (!found) {
     const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0)
-      bytes = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+      bytes = std::min(bytes, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page));
   }
   if (const char* limit = std::getenv("KSPMV_MEMORY_LIMIT")) {
     char* end = nullptr;

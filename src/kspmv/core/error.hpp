@@ -80,9 +80,18 @@ class DeviceOutOfMemory : public CudaError {
   std::size_t free_;
 };
 
-// Host memory available now, in bytes: MemAvailable of /proc/meminfo (elsewhere the free pages
-// sysconf reports), lowered to KSPMV_MEMORY_LIMIT (a byte count) when that is set.
+// Host memory available now, in bytes: the least of MemAvailable of /proc/meminfo (elsewhere the
+// free pages sysconf reports), what the soft RLIMIT_AS and RLIMIT_DATA (ulimit -v, -d) leave
+// beside the address space and data in use, and what the cgroup's memory limit (v2 memory.max,
+// v1 memory.limit_in_bytes, of the process's group and those above it) leaves beside its
+// usage; lowered to KSPMV_MEMORY_LIMIT (a byte count) when that is set.
 std::size_t available_memory();
+
+namespace detail {
+// What the memory limits of the cgroups that `proc_cgroup` (/proc/self/cgroup) names leave,
+// their files under `root` (/sys/fs/cgroup); SIZE_MAX when none has a limit.
+std::size_t cgroup_memory_left(const std::string& proc_cgroup, const std::string& root);
+}  // namespace detail
 
 // Throws MemoryError unless `bytes` fit in available_memory(); `what` names the request.
 void require_memory(std::size_t bytes, const std::string& what);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "kspmv/core/error.hpp"
@@ -17,6 +18,22 @@ using HostExecSpace = Kokkos::DefaultHostExecutionSpace;
 
 template <class T>
 using HostView = Kokkos::View<T*, HostMemorySpace>;
+
+// Kokkos before 4 keeps the scratch of the host execution space's team, reduce and scan launches
+// in one object for the process (Kokkos::Serial's g_serial_thread_team_data, OpenMP's pool),
+// resized by a launch that needs more: launches from several threads at once race on it
+// ("HostThreadTeamData::organize_pool ERROR pool already exists", with two partial-overlap
+// Operators on two threads). kspmv holds this lock around its host-backend work with such a
+// Kokkos (recursive: CG holds it across its applies); Kokkos 4 serializes the launches on an
+// instance itself, and the lock is empty there.
+inline std::unique_lock<std::recursive_mutex> host_kokkos_lock() {
+#if KOKKOS_VERSION < 40000
+  static std::recursive_mutex mutex;
+  return std::unique_lock<std::recursive_mutex>(mutex);
+#else
+  return {};
+#endif
+}
 
 // Allocate a host view without zero-filling it (large matrices: the caller writes every entry).
 // A failed allocation throws MemoryError naming the label and the bytes asked.

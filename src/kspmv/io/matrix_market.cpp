@@ -32,10 +32,18 @@ using detail::LineReader;
 
 constexpr std::size_t kReadChunk = std::size_t(8) << 20;  // per read, 4 MiB more per thread
 constexpr std::size_t kMaxReadChunk = std::size_t(64) << 20;
-constexpr std::size_t kMinPieceBytes = std::size_t(1) << 20;  // a chunk's pieces: at least this
 constexpr std::size_t kHeaderChunk = std::size_t(64) << 10;
+#ifndef KSPMV_FUZZ_SMALL_SPLITS
+constexpr std::size_t kMinPieceBytes = std::size_t(1) << 20;  // a chunk's pieces: at least this
 constexpr Offset kBlockEntries = Offset(1) << 16;
 constexpr std::int64_t kRowGrain = std::int64_t(1) << 14;  // rows per block of the threads
+#else
+// The fuzz build (unit_tests/fuzz): inputs of a few KB reach the pieces parsed on several
+// threads, entries in several blocks and rows in several blocks, as files of megabytes do.
+constexpr std::size_t kMinPieceBytes = 64;
+constexpr Offset kBlockEntries = 16;
+constexpr std::int64_t kRowGrain = 4;
+#endif
 
 enum class Field { Real, Integer, Pattern };
 enum class Symmetry { General, Symmetric, Skew };

@@ -79,9 +79,10 @@ class LineReader {
   std::uint64_t file_bytes_ = 0;  // of a regular file (compressed size for gzip), else 0
   std::unique_ptr<char[]> buf_;
   std::size_t capacity_ = 0;
-  std::size_t pos_ = 0;        // next unread byte
-  std::size_t lines_end_ = 0;  // one past the last '\n' in the buffer
-  std::size_t data_end_ = 0;   // one past the last byte read
+  std::size_t full_capacity_ = 0;  // what capacity_ grows to when a line does not fit
+  std::size_t pos_ = 0;            // next unread byte
+  std::size_t lines_end_ = 0;      // one past the last '\n' in the buffer
+  std::size_t data_end_ = 0;       // one past the last byte read
   bool eof_ = false;
   bool skipping_ = false;  // dropping the rest of a long comment line
   long line_ = 0;
@@ -94,8 +95,11 @@ class TextWriter {
   // Writes `path`, gzip-compressed when it ends in ".gz"; "-" is standard output. A regular
   // file (or a new one) is written to a temporary file beside it (beside the file a symbolic
   // link points to) that replaces it only on a successful close(): a failure leaves the old
-  // file as it was. Anything else (a pipe, a device) is written in place. Throws kspmv::Error if
-  // it cannot.
+  // file as it was. The temporary file is unnamed (O_TMPFILE, nothing left if the process is
+  // killed) where the file system has that, and otherwise ".kspmv-PID-N.tmp", removed by a
+  // handler of SIGINT, SIGTERM and SIGHUP (installed where the signal's action is the default;
+  // KSPMV_TMPFILE=0 takes this way everywhere, for tests).
+  // Anything else (a pipe, a device) is written in place. Throws kspmv::Error if it cannot.
   explicit TextWriter(const std::string& path);
   // Without a successful close() (an exception on the way), the temporary file is removed;
   // nothing else is.
@@ -117,11 +121,15 @@ class TextWriter {
 
  private:
   void flush();
+  // Gives the complete unnamed file the temporary name that close() renames over the target.
+  void link_unnamed();
   [[noreturn]] void fail(const std::string& what);
 
-  std::string path_;    // as messages name it
-  std::string target_;  // the file replaced on close(); empty when writing in place
-  std::string temp_;    // the temporary file while it exists
+  std::string path_;      // as messages name it
+  std::string target_;    // the file replaced on close(); empty when writing in place
+  std::string temp_;      // the named temporary file while it exists
+  int temp_slot_ = -1;    // its registration for removal by a signal
+  bool unnamed_ = false;  // fd_ is an O_TMPFILE file, not linked yet
   int fd_ = -1;
   gzFile_s* gz_ = nullptr;
   std::unique_ptr<char[]> buf_;

@@ -34,6 +34,9 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
     res.stop = CgStop::Converged;
     return res;
   }
+  // The host's vector operations are Kokkos launches too (kspmv::host_kokkos_lock).
+  const auto host = a.options().backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
+                                                         : host_kokkos_lock();
   const auto v = a.cg_vectors();
   v->load(b, x);
   a.apply(S(-1), v->x(), S(1), v->r());  // r = b - A x
