@@ -4,7 +4,8 @@
     scaling_summary.py MULTI_ALL_JSON MULTI_2_JSON CG_JSON OUT_JSON
 
 MULTI_ALL_JSON: multi_gpu_bench.json on every GPU of the machine; MULTI_2_JSON: the same on two
-of them (CUDA_VISIBLE_DEVICES=0,1); CG_JSON: cg_bench.json on every GPU. Writes OUT_JSON with
+of them (CUDA_VISIBLE_DEVICES=0,1); CG_JSON: cg_bench.json on every GPU. '-' for MULTI_2_JSON or
+CG_JSON: not run (their keys are null). Writes OUT_JSON with
 the geomean of the best mode over the six large families (FullChip-like apart), each family's
 best, the time beyond the kernels on laplace2d 4096^2, how far each partition's exchange 'auto'
 row is from its best row, the largest set-up in single-GPU SpMVs, the cost model's error on each
@@ -93,8 +94,10 @@ def cg_summary(bench):
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
-    everything, two, cg = (load(p) for p in sys.argv[1:4])
-    m_all, m_two, c = multi_summary(everything), multi_summary(two), cg_summary(cg)
+    everything, two, cg = (load(p) if p != "-" else None for p in sys.argv[1:4])
+    m_all = multi_summary(everything)
+    m_two = multi_summary(two) if two else {"geomean_large": None}
+    c = cg_summary(cg) if cg else {"best": {}, "chosen": {}, "chosen_min_speedup": None}
     n = m_all["gpus"]
     word = {2: "two", 4: "four", 8: "eight"}.get(n, str(n))
     out = {
