@@ -98,7 +98,7 @@ run_kspmv(2 "" "chunks 2 .*1 device" /dev/null cg ${small} --chunks 2)
 expect(0 "check .*: ok" spmv ${small})
 expect(0 "check .*: ok" spmv ${small} --kernel coo --precision float --alpha 2 --beta 0.5 --iters 3)
 expect(0 "^{\"matrix\":.*\"ok\":true}\n$" spmv ${small} --kernel csc --json)
-expect(0 "\"devices\":\\[0\\],\"partition\":null,\"exchange\":null" spmv ${small} --json)
+expect(0 "\"devices\":\\[0\\],\"choose_devices\":false,\"partition\":null,\"exchange\":null" spmv ${small} --json)
 # residency: auto by default, resident on the host (no device); the JSON says both
 expect(0 "residency resident \\(asked: auto\\).*check .*: ok" spmv ${small})
 expect(0 "\"residency_requested\":\"auto\",\"residency\":\"resident\",\"device_memory_cap_gb\":null" spmv ${small} --json)
