@@ -215,13 +215,19 @@ class Operator {
   // Where the matrix lives during apply: Options::residency with Auto resolved (Resident on the
   // host backend).
   Residency residency() const;
-  const Options& options() const { return options_; }
+  const Options& options() const {
+    return options_;
+  }
   // The last apply's times (waits for it when it is still running on a device). Applies on
   // device vectors are timed only with Options::time_applies (kernel_ms and total_ms are 0
   // otherwise): timing events cost the device a few microseconds per apply.
   Timings timings() const;
-  Ordinal nrows() const { return nrows_; }
-  Ordinal ncols() const { return ncols_; }
+  Ordinal nrows() const {
+    return nrows_;
+  }
+  Ordinal ncols() const {
+    return ncols_;
+  }
 
  private:
   void init(const CsrMatrix<Scalar>& a);
@@ -231,13 +237,13 @@ class Operator {
   // Throws InvalidArgument unless v was made by this operator's make_vector.
   void check_layout(const DistributedVector<Scalar>& v, const char* name) const;
   // Checks and runs one apply on k columns (the Views' extents already known).
-  void apply_columns(DeviceStream stream, Place place, Scalar alpha,
-                     const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta, Scalar* y,
-                     std::size_t ny, std::size_t ldy, std::size_t k, std::size_t ky, Mode mode);
+  void apply_columns(DeviceStream stream, Place place, Scalar alpha, const Scalar* x,
+                     std::size_t nx, std::size_t ldx, Scalar beta, Scalar* y, std::size_t ny,
+                     std::size_t ldy, std::size_t k, std::size_t ky, Mode mode);
 
   template <class X, class Y>
-  void apply_views(DeviceStream stream, Scalar alpha, const X& x, Scalar beta,
-                   const Y& y, Mode mode) {
+  void apply_views(DeviceStream stream, Scalar alpha, const X& x, Scalar beta, const Y& y,
+                   Mode mode) {
     static_assert(Kokkos::is_view<Y>::value, "kspmv: y must be a View");
     static_assert(std::is_same_v<typename Y::value_type, Scalar>,
                   "kspmv: y must be a View of the operator's (non-const) scalar type");
@@ -251,8 +257,8 @@ class Operator {
     if (px != py)
       throw InvalidArgument("apply: x and y must both be in host memory or both in device memory");
     const std::size_t kx = X::rank == 2 ? x.extent(1) : 1, ky = Y::rank == 2 ? y.extent(1) : 1;
-    apply_columns(stream, px, alpha, x.data(), x.extent(0), detail::leading_dim(x),
-                  beta, y.data(), y.extent(0), detail::leading_dim(y), kx, ky, mode);
+    apply_columns(stream, px, alpha, x.data(), x.extent(0), detail::leading_dim(x), beta, y.data(),
+                  y.extent(0), detail::leading_dim(y), kx, ky, mode);
   }
 
   Options options_;
@@ -261,7 +267,7 @@ class Operator {
   std::unique_ptr<OperatorImpl<Scalar>> impl_;
   OperatorImpl<Scalar>* last_ = nullptr;  // the operator (or its transpose) of the last apply
   std::unique_ptr<OperatorImpl<Scalar>> transpose_;  // built on the first Mode::Transpose
-  CsrMatrix<Scalar> source_;  // the host matrix (shared) that the transpose comes from
+  CsrMatrix<Scalar> source_;          // the host matrix (shared) that the transpose comes from
   std::shared_ptr<const void> keep_;  // the caller's Views when built from Views
 };
 
