@@ -13,7 +13,7 @@ report="$(git ls-files -z '*.cpp' '*.hpp' '*.h' '*.cu' '*.cuh' |
 if [[ -n "$report" ]]; then
   echo "$report"
   files="$(grep -o '^[^:]*:[0-9]*:[0-9]*: error' <<<"$report" | cut -d: -f1 | sort -u | tr '\n' ' ')"
-  echo "check-format.sh: not formatted: ${files}; run: clang-format -i ${files}" >&2
+  echo "check-format.sh: not formatted: ${files% }; run: clang-format -i ${files% }" >&2
   exit 1
 fi
 echo "==> every file is formatted"
