@@ -1,4 +1,4 @@
-# The layers of DESIGN.md, bottom to top, as source folders and the include prefixes they own.
+# The layers of docs/DESIGN.md, bottom to top, as source folders and the include prefixes they own.
 # kspmv_check_layers(TARGET) makes TARGET depend on a check, run on every build, that fails when
 # a file includes a header of a higher layer (or a backend includes another backend).
 include_guard(GLOBAL)
@@ -86,5 +86,5 @@ foreach(f IN LISTS files)
   endforeach()
 endforeach()
 if(errors)
-  message(FATAL_ERROR "includes against the layers (DESIGN.md \"Layers\"):\n${errors}")
+  message(FATAL_ERROR "includes against the layers (docs/DESIGN.md \"Layers\"):\n${errors}")
 endif()

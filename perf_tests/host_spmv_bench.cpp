@@ -5,7 +5,7 @@
 // Matrices come from kspmv::gen::from_spec (default: a 2D Laplacian, uniform random with 8 per
 // row, an R-MAT power-law graph, a band, and a circuit-like matrix with long rows). The two
 // kernels run alternately after warm-up; the median of N runs is shown with the effective
-// bandwidth (DESIGN.md "Measuring") and the relative l2 error against the oracle.
+// bandwidth (docs/DESIGN.md "Measuring") and the relative l2 error against the oracle.
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>

@@ -2,7 +2,7 @@
 // GPU: kokkos-csr) against cuSPARSE on the same device buffers.
 // Per matrix, precision and kernel: median of --reps event-timed runs after warm-up (every kernel
 // of a matrix timed in the same rounds, one run of each per round), effective
-// GB/s (DESIGN.md "Measuring") and its ratio to a device-to-device copy measured in this run,
+// GB/s (docs/DESIGN.md "Measuring") and its ratio to a device-to-device copy measured in this run,
 // GFLOP/s = 2 nnz / t, speedup over cuSPARSE CSR_ALG1, relative l2 error against the host
 // reference (y poisoned with NaN before the checked run). Full-Overlap (matrix streamed from
 // pinned host memory on every run, so its time includes the transfer) also reports the H2D copy

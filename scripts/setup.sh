@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what kspmv needs on Debian 12 (as root, skipped when already installed), then
-# configures and builds it in $BUILD_DIR (default: build/ in the repository).
+# configures and builds it in $BUILD_DIR (default: build/ in the repository); with
+# --packages-only, installs and stops. MPI and Trilinos' Tpetra, Teuchos, Epetra and Belos are
+# for the optional Tpetra adapter (KSPMV_ENABLE_TPETRA=AUTO builds it when they are found).
 # CUDA is used when nvcc is found (KSPMV_ENABLE_CUDA=AUTO); extra CMake arguments may be passed
 # in $CMAKE_ARGS (e.g. CMAKE_ARGS="-DKSPMV_ENABLE_CUDA=OFF").
 set -euo pipefail
@@ -12,8 +14,11 @@ packages=(cmake g++ ninja-build pkg-config libtrilinos-kokkos-dev libtrilinos-ko
           # the Tpetra adapter and its MPI tests (KSPMV_ENABLE_TPETRA)
           libtrilinos-tpetra-dev libtrilinos-teuchos-dev libtrilinos-epetra-dev
           libtrilinos-belos-dev libopenmpi-dev openmpi-bin)
+if [[ "${KSPMV_ALSO_CLANG:-0}" == 1 ]]; then
+  packages+=(clang)  # the second build of scripts/test.sh
+fi
 if [[ "${CI:-}" == true ]]; then
-  packages+=(clang)  # CI builds and tests with clang as well (scripts/test.sh)
+  packages+=(clang-format)  # scripts/check-format.sh
 fi
 
 missing=()
@@ -35,6 +40,10 @@ if ((${#missing[@]} > 0)); then
   "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 else
   echo "==> build dependencies already installed"
+fi
+
+if [[ "${1:-}" == --packages-only ]]; then
+  exit 0
 fi
 
 generator=()

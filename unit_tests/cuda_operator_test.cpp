@@ -79,6 +79,22 @@ TEST(CudaOperatorErrors, TimingsAreFilledAfterApply) {
 }
 
 #ifdef KSPMV_HAVE_CUDA
+// A failed KSPMV_CUDA_CHECK names the call, the file and line it was written at, and the error (no
+// GPU needed).
+TEST(CudaErrors, CheckNamesTheCallItsFileAndLine) {
+  const int line = __LINE__ + 2;
+  try {
+    KSPMV_CUDA_CHECK(cudaErrorInvalidValue);
+    FAIL() << "no CudaError";
+  } catch (const CudaError& e) {
+    const std::string what = e.what();
+    const std::string where = "cuda_operator_test.cpp:" + std::to_string(line) + ": ";
+    EXPECT_NE(what.find(where + "cudaErrorInvalidValue failed with code"), std::string::npos)
+        << what;
+    EXPECT_EQ(e.code(), static_cast<int>(cudaErrorInvalidValue));
+  }
+}
+
 // The memory pool (memory.hpp): buffers under the bytes the pool keeps and over them (those from
 // cudaMalloc) hold what is written to them, also when taken again after a free.
 TEST(CudaMemory, PooledBuffersHoldTheirData) {

@@ -28,4 +28,10 @@ inline void check_launch(const char* kernel) {
 
 }  // namespace kspmv::cuda
 
-#define KSPMV_CUDA_CHECK(expr) ::kspmv::cuda::check((expr), #expr)
+#define KSPMV_CUDA_STRINGIFY_(x) #x
+#define KSPMV_CUDA_STRINGIFY(x) KSPMV_CUDA_STRINGIFY_(x)
+// Checks a CUDA runtime or cuSPARSE call; a failure's CudaError names the call with the file (as
+// the compiler was given it) and the line, e.g. ".../backends/cuda/memory.cpp:62: cudaMemcpy(dst,
+// host, bytes, cudaMemcpyHostToDevice) failed with code 700: cudaErrorIllegalAddress: ...".
+#define KSPMV_CUDA_CHECK(expr) \
+  ::kspmv::cuda::check((expr), __FILE__ ":" KSPMV_CUDA_STRINGIFY(__LINE__) ": " #expr)

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
@@ -65,26 +66,8 @@ class CsrVector final : public DeviceSpmv<Scalar> {
       scale_vector(y, m, beta, stream);
       return;
     }
-    switch (vector_size_) {
-      case 1:
-        launch<1>(alpha, x, beta, y, stream);
-        break;
-      case 2:
-        launch<2>(alpha, x, beta, y, stream);
-        break;
-      case 4:
-        launch<4>(alpha, x, beta, y, stream);
-        break;
-      case 8:
-        launch<8>(alpha, x, beta, y, stream);
-        break;
-      case 16:
-        launch<16>(alpha, x, beta, y, stream);
-        break;
-      default:
-        launch<32>(alpha, x, beta, y, stream);
-        break;
-    }
+    with_lanes(vector_size_,
+               [&](auto v) { launch<decltype(v)::value>(alpha, x, beta, y, stream); });
     long_rows_.run(a_->col.data(), a_->val.data(), alpha, x, beta, y, stream);
   }
   // The values are read from the shared DeviceCsr; the lanes and the long-row plan come from

@@ -1,4 +1,4 @@
-// The Halo exchange's lists, found on the GPU (DESIGN.md "Execution", Halo): from the global
+// The Halo exchange's lists, found on the GPU (docs/DESIGN.md "Several devices"): from the global
 // column indices of a device's pieces, already on that device, every column they read outside
 // the device's own x entries is marked; then, per other device, the marked columns it owns are
 // listed in increasing order (cub::DeviceSelect over each of its column spans). O(nnz + n) work

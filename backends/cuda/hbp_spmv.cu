@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/search.cuh"
 #include "backends/cuda/vector_ops.hpp"
@@ -818,20 +819,7 @@ class HbpSpmv final : public DeviceSpmv<S> {
     kernel_<<<grid_, threads_, smem_, stream>>>(a, x, partial_.data(), tickets_.data());
     check_launch("hbp_spmv_kernel");
     if (!combined_) return;  // every row has one pair: the SpMV part wrote y
-    switch (lanes_) {
-      case 1:
-        return combine<1>(alpha, beta, y, stream);
-      case 2:
-        return combine<2>(alpha, beta, y, stream);
-      case 4:
-        return combine<4>(alpha, beta, y, stream);
-      case 8:
-        return combine<8>(alpha, beta, y, stream);
-      case 16:
-        return combine<16>(alpha, beta, y, stream);
-      default:
-        return combine<32>(alpha, beta, y, stream);
-    }
+    with_lanes(lanes_, [&](auto v) { combine<decltype(v)::value>(alpha, beta, y, stream); });
   }
 
   // The elements gathered from `values` (CSR order) through their CSR positions (nnz

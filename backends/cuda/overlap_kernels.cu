@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/overlap_kernels.hpp"
 #include "backends/cuda/warp_reduce.cuh"
 
@@ -126,25 +127,10 @@ __global__ void __launch_bounds__(kBlock, 4)
     const long long val0 = stage_begin(a.val, b.nnz_begin);
     const long long col0 = stage_begin(a.col, b.nnz_begin);
     // Alg. 6: the batch's vector size.
-    switch (b.vector_size) {
-      case 1:
-        vector_compute<1>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
-        break;
-      case 2:
-        vector_compute<2>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
-        break;
-      case 4:
-        vector_compute<4>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
-        break;
-      case 8:
-        vector_compute<8>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
-        break;
-      case 16:
-        vector_compute<16>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
-        break;
-      default:
-        vector_compute<32>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta, y);
-    }
+    with_lanes(b.vector_size, [&](auto v) {
+      vector_compute<decltype(v)::value>(b, a.row_ptr, sval(s), val0, scol(s), col0, alpha, x, beta,
+                                         y);
+    });
     __syncthreads();  // stage s is free for batch compute + 2
   }
 }

@@ -1,5 +1,5 @@
-// Row statistics of a CSR row pointer in device memory, computed there in one pass (DESIGN.md
-// "Execution": a matrix on the device is analysed and planned there). The multi-device executor
+// Row statistics of a CSR row pointer in device memory, computed there in one pass (docs/DESIGN.md
+// "One device": a matrix on the device is analysed and planned there). The multi-device executor
 // plans its pieces from these: each piece's local row pointer is narrowed on its device from the
 // matrix's 64-bit one in the same pass, and no pass over the rows runs on the host.
 #pragma once

@@ -108,7 +108,7 @@ std::string utc_date();
 template <class Scalar>
 Timing time_applies(Operator<Scalar>& op, Scalar alpha, Scalar beta, int runs, std::uint64_t seed);
 
-// Bytes an SpMV must move at least (DESIGN.md "Measuring").
+// Bytes an SpMV must move at least (docs/DESIGN.md "Measuring").
 template <class Scalar>
 double effective_bytes(const CsrMatrix<Scalar>& a) {
   const double nnz = static_cast<double>(a.nnz());

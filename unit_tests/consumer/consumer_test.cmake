@@ -1,7 +1,8 @@
 # ctest script: install the build tree into a scratch prefix, then configure, build and run the
 # consumer project against it. Variables: BUILD_DIR, SRC (this directory), WORK_DIR, and what the
-# main build used, each possibly empty: GENERATOR, CXX_COMPILER, BUILD_TYPE, KOKKOS_DIR, CUDA_ROOT,
-# MPI_CXX_COMPILER and PREFIX_PATH (':'-separated, as in the environment variable).
+# main build used, each possibly empty: GENERATOR, CXX_COMPILER, CXX_FLAGS, LINKER_FLAGS (of
+# executables), BUILD_TYPE, KOKKOS_DIR, CUDA_ROOT, MPI_CXX_COMPILER and PREFIX_PATH (':'-separated,
+# as in the environment variable).
 foreach(var BUILD_DIR SRC WORK_DIR)
   if(NOT ${var})
     message(FATAL_ERROR "consumer_test.cmake needs -D${var}=...")
@@ -31,7 +32,8 @@ set(args -S "${SRC}" -B "${build}")
 if(GENERATOR)
   list(APPEND args -G "${GENERATOR}")
 endif()
-foreach(pair "CMAKE_CXX_COMPILER=${CXX_COMPILER}" "CMAKE_BUILD_TYPE=${BUILD_TYPE}"
+foreach(pair "CMAKE_CXX_COMPILER=${CXX_COMPILER}" "CMAKE_CXX_FLAGS=${CXX_FLAGS}"
+             "CMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}" "CMAKE_BUILD_TYPE=${BUILD_TYPE}"
              "Kokkos_DIR=${KOKKOS_DIR}" "CUDAToolkit_ROOT=${CUDA_ROOT}"
              "MPI_CXX_COMPILER=${MPI_CXX_COMPILER}")
   if(NOT pair MATCHES "=$")

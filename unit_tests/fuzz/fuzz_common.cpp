@@ -18,7 +18,16 @@
 #define KSPMV_FUZZ_ASAN 1
 #endif
 #ifdef KSPMV_FUZZ_ASAN
+#if __has_include(<sanitizer/allocator_interface.h>)
 #include <sanitizer/allocator_interface.h>
+#else  // GCC installs no allocator_interface.h; its libasan exports the same two functions
+extern "C" {
+std::size_t __sanitizer_get_allocated_size(const volatile void* p);
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*,
+                                                                  std::size_t),
+                                              void (*free_hook)(const volatile void*));
+}
+#endif
 #endif
 
 namespace kspmv::fuzz {

@@ -15,7 +15,7 @@
 namespace kspmv::test {
 namespace {
 
-constexpr double kTol = 1e-12;  // double, against Tpetra's own SpMV (DESIGN.md "Measuring")
+constexpr double kTol = 1e-12;  // double, against Tpetra's own SpMV (docs/DESIGN.md "Measuring")
 
 // Square (symmetric and not), rectangular (domain map != range map), scattered columns, long rows.
 const std::vector<std::string> kSpecs = {

@@ -1,5 +1,5 @@
 // Plain pointer view of a CSR matrix: what the Kokkos-free format builders and the CUDA backend
-// take (DESIGN.md "Data model").
+// take (docs/DESIGN.md "Data model").
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // The interface a backend implements behind kspmv::Operator. Kokkos-free: the CUDA backend
-// implements it in code that never sees Kokkos headers (DESIGN.md "Data model").
+// implements it in code that never sees Kokkos headers (docs/DESIGN.md "Data model").
 #pragma once
 
 #include <algorithm>

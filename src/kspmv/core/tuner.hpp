@@ -1,4 +1,4 @@
-// The one rule by which kspmv chooses by timing (DESIGN.md "Execution"): Kernel::Auto's
+// The one rule by which kspmv chooses by timing (docs/DESIGN.md "The tuner"): Kernel::Auto's
 // autotune, the LRA / LRA+RC (d_l, d_c) pair and the Auto exchange of several devices. The
 // candidates run in turn, each kTuneWarmup untimed calls and then kTuneRuns timed ones; the
 // candidate with the smallest median time is kept (ties: the earlier one). The caller times each

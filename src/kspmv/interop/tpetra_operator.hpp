@@ -1,7 +1,7 @@
 // kspmv::TpetraOperator: a Tpetra::Operator whose local block is a kspmv Operator, so that a
 // matrix distributed over MPI ranks by Tpetra runs kspmv's kernels on each rank while Tpetra's
-// Import moves the halo and Belos (or any Tpetra solver) runs on top (DESIGN.md "Execution",
-// past one node). kspmv has no MPI layer of its own: every message is Tpetra's.
+// Import moves the halo and Belos (or any Tpetra solver) runs on top (docs/DESIGN.md
+// "Several processes"). kspmv has no MPI layer of its own: every message is Tpetra's.
 //
 // Built when Tpetra is found (CMake option KSPMV_ENABLE_TPETRA; target kspmv::kspmv_tpetra).
 // Scalars: those the Tpetra build instantiates among float and double (Debian's: double), on
