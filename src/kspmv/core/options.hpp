@@ -35,9 +35,9 @@ inline constexpr Backend kBackends[] = {Backend::Host, Backend::Cuda, Backend::K
 enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
 #undef KSPMV_KERNEL_ENUMERATOR
 
-// Where the matrix lives during apply (DESIGN.md "Residency"): uploaded once, streamed from host
-// memory on every apply, or Auto: resident when it fits in the device memory kspmv may use with
-// room for the vectors, streamed otherwise (the host backend has no device: Auto is resident).
+// Where the matrix lives during apply (docs/DESIGN.md "Residency"): uploaded once, streamed from
+// host memory on every apply, or Auto: resident when it fits in the device memory kspmv may use
+// with room for the vectors, streamed otherwise (the host backend has no device: Auto is resident).
 enum class Residency { Resident, Streamed, Auto };
 
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
