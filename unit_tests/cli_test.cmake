@@ -202,13 +202,19 @@ run_kspmv(2 "" "huge.mtx: a 2000000000 x 2000000000 matrix, its row pointers: ne
           spmv "${WORK_DIR}/huge.mtx")
 unset(ENV{KSPMV_MEMORY_LIMIT})
 # ulimit -v: the memory kspmv counts on is what the limit leaves (it said MemAvailable before).
-execute_process(COMMAND sh -c "ulimit -v 3000000 && exec \"$0\" spmv \"$1\"" "${KSPMV}"
-                        "${WORK_DIR}/huge.mtx"
-                RESULT_VARIABLE got ERROR_VARIABLE err)
-string(REGEX MATCH "row pointers: needs 16000000008 bytes [^,]*, ([0-9]+) MiB available" said
-       "${err}")
-check(got EQUAL 2 AND said AND CMAKE_MATCH_1 LESS 2930
-      MESSAGE "spmv under ulimit -v 3000000 (2929 MiB): exit ${got}\n${err}")
+# AddressSanitizer reserves terabytes of shadow address space at start: no build with it can
+# run under a 3 GB limit, so that build says so and leaves this case out.
+if(SANITIZE MATCHES "address")
+  message(STATUS "spmv under ulimit -v: not run (AddressSanitizer cannot start under the limit)")
+else()
+  execute_process(COMMAND sh -c "ulimit -v 3000000 && exec \"$0\" spmv \"$1\"" "${KSPMV}"
+                          "${WORK_DIR}/huge.mtx"
+                  RESULT_VARIABLE got ERROR_VARIABLE err)
+  string(REGEX MATCH "row pointers: needs 16000000008 bytes [^,]*, ([0-9]+) MiB available" said
+         "${err}")
+  check(got EQUAL 2 AND said AND CMAKE_MATCH_1 LESS 2930
+        MESSAGE "spmv under ulimit -v 3000000 (2929 MiB): exit ${got}\n${err}")
+endif()
 run_kspmv(2 "" "/dev/zero:1: line longer than" /dev/null info /dev/zero)
 
 # Values: NaN, infinity, overflow and underflow counted; spmv and cg refuse the first two.

@@ -39,13 +39,13 @@ Options cuda_options(std::vector<int> devices, Kernel kernel = Kernel::CsrVector
 
 TEST(CudaOperatorErrors, NonexistentDeviceIdThrowsNotCrashes) {
   const auto a = random_matrix<double>(50, 50, 3, 5);
-  for (int device : {-2, 9999}) {  // -1 is kAllDevices
+  // -1 is kAllDevices; a negative id is refused on every backend and build, before CUDA is asked.
+  EXPECT_THROW(Operator<double>(a, cuda_options({-2})), InvalidArgument);
 #ifdef KSPMV_HAVE_CUDA
-    EXPECT_THROW(Operator<double>(a, cuda_options({device})), InvalidArgument) << device;
+  EXPECT_THROW(Operator<double>(a, cuda_options({9999})), InvalidArgument);
 #else
-    EXPECT_THROW(Operator<double>(a, cuda_options({device})), UnsupportedError) << device;
+  EXPECT_THROW(Operator<double>(a, cuda_options({9999})), UnsupportedError);
 #endif
-  }
   EXPECT_THROW(Operator<double>(a, cuda_options({})), Error);
 }
 
