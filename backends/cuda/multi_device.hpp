@@ -158,8 +158,8 @@ class MultiDeviceSpmv {
   // The last apply's times per plan device (waits for it). A replayed apply's total is the
   // launch's on the first device (every device's the same), from before the launch to its end.
   const std::vector<DeviceTimings>& timings();
-  // Whether applies are replayed as graphs, and why not where they were asked for and are not.
-  bool replays() const { return graphs_; }
+  // Whether the last apply was a replay, and why applies are not where they were asked to be.
+  bool replayed() const { return replayed_; }
   const std::string& replay_note() const { return replay_note_; }
   // Each block's kernel alone on its device (plan order): median of `runs` event-timed runs
   // after one warm-up, one block at a time.

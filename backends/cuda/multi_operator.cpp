@@ -187,7 +187,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     t.trials.insert(t.trials.end(), partition.begin(), partition.end());
     t.tuning = source_ != nullptr;
     t.exchange_bytes = current_->exchange_bytes();
-    t.replayed = current_->replays();
+    t.replayed = current_->replayed();
     t.replay_note = current_->replay_note();
     return t;
   }

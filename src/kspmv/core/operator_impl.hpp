@@ -83,8 +83,9 @@ struct Timings {
   // coming applies.
   std::vector<TuneTrial> trials;
   bool tuning = false;
-  // Multi-device operators: bytes one apply moves between devices; whether applies are replayed
-  // as CUDA graphs (Options::graphs), and why not where they were asked for and are not.
+  // Multi-device operators: bytes one apply moves between devices; whether the last apply was
+  // replayed as a CUDA graph (Options::graphs), and why applies are not where they were asked to
+  // be.
   std::size_t exchange_bytes = 0;
   bool replayed = false;
   std::string replay_note;
