@@ -105,8 +105,7 @@ template <class Scalar>
 void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
   resolve(options_);
   choose_devices(options_, a);
-  const auto host = options_.backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
-                                                      : host_kokkos_lock();
+  const auto host = host_kokkos_lock(options_.backend != Backend::Cuda);
   nrows_ = a.nrows;
   ncols_ = a.ncols;
   if (options_.validate) a.validate();
@@ -118,8 +117,7 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
 template <class Scalar>
 void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
   resolve(options_);
-  const auto host = options_.backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
-                                                      : host_kokkos_lock();
+  const auto host = host_kokkos_lock(options_.backend != Backend::Cuda);
   nrows_ = a.m;
   ncols_ = a.n;
   nnz_ = a.nnz;
@@ -141,9 +139,7 @@ Operator<Scalar>::claim() const {
     throw InvalidArgument(
         "Operator: called from two threads at once; one Operator serves one thread at a time "
         "(make one Operator per thread)");
-  if (options_.backend == Backend::Cuda)
-    return {std::move(mine), std::unique_lock<std::recursive_mutex>()};
-  return {std::move(mine), host_kokkos_lock()};
+  return {std::move(mine), host_kokkos_lock(options_.backend != Backend::Cuda)};
 }
 
 template <class Scalar>

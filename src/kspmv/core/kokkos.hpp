@@ -35,6 +35,11 @@ inline std::unique_lock<std::recursive_mutex> host_kokkos_lock() {
 #endif
 }
 
+// The lock where `host_backend` (work on the host's Kokkos), none where the work is CUDA's.
+inline std::unique_lock<std::recursive_mutex> host_kokkos_lock(bool host_backend) {
+  return host_backend ? host_kokkos_lock() : std::unique_lock<std::recursive_mutex>();
+}
+
 // Allocate a host view without zero-filling it (large matrices: the caller writes every entry).
 // A failed allocation throws MemoryError naming the label and the bytes asked.
 template <class T>

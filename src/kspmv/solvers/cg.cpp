@@ -35,8 +35,7 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
     return res;
   }
   // The host's vector operations are Kokkos launches too (kspmv::host_kokkos_lock).
-  const auto host = a.options().backend == Backend::Cuda ? std::unique_lock<std::recursive_mutex>()
-                                                         : host_kokkos_lock();
+  const auto host = host_kokkos_lock(a.options().backend != Backend::Cuda);
   const auto v = a.cg_vectors();
   v->load(b, x);
   a.apply(S(-1), v->x(), S(1), v->r());  // r = b - A x
