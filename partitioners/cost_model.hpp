@@ -26,8 +26,10 @@ inline constexpr double kCopyLatencyMs = 0.008;
 
 // The fixed cost of one multi-device apply beyond its kernels and copies (the replayed graph's
 // launch, its fork and join across the devices, the events that join it with the streams'
-// other work): kFixedMs + kFixedPerDeviceMs per device, fitted to the laplace2d 4096^2 applies
-// on two and four H100s (perf_tests/README.md). 0 on one device.
+// other work): kFixedMs + kFixedPerDeviceMs per device; with them the prediction for laplace2d
+// 4096^2 is within 1% of the measured best on two and on four H200s, and within 8% on five of
+// the seven families on four (kron -14%, FullChip-like -24%; perf_tests/README.md, 2026-11-28).
+// 0 on one device.
 inline constexpr double kFixedMs = 0.004;
 inline constexpr double kFixedPerDeviceMs = 0.003;
 double fixed_ms(int devices);
