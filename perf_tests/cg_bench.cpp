@@ -34,7 +34,7 @@ struct Args {  // read_args() sets every field
   int largest = 0, max_iters = 0, reps = 0;
   double tol = 0, time_limit_s = 0;
   Kernel kernel = Kernel::Auto;
-  bool graphs = true;
+  bool graphs = true, signals = true;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -58,6 +58,7 @@ Args read_args(const ParsedArgs& in) {
   a.out = in.text("out", ".");
   a.devices = cuda_devices(in.text("devices", "all"));
   a.graphs = in.choice("graphs", "on", {"on", "off"}) == "on";
+  a.signals = in.choice("signals", "on", {"on", "off"}) == "on";
   if (a.devices.size() == 1) a.devices.push_back(a.devices.front());  // two virtual devices
   return a;
 }
@@ -116,6 +117,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       o.devices = v.one_gpu ? std::vector<int>{args.devices.front()} : args.devices;
       o.partition = v.partition, o.exchange = v.exchange, o.tune_partition = false;
       o.chunks = v.chunks, o.choose_devices = v.choose, o.graphs = args.graphs;
+      o.signals = args.signals;
       const auto t0 = Clock::now();
       Operator<S> op(a, o);
       res.setup_ms = ms_since(t0);
@@ -211,7 +213,9 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
                          {"date", utc_date()},
                          {"gpus", args.devices.size()},
                          {"tol", args.tol},
-                         {"max_iterations", args.max_iters}};
+                         {"max_iterations", args.max_iters},
+                         {"graphs", args.graphs},
+                         {"signals", args.signals}};
   write_results(args.out, "cg_bench", header, rows, rows,
                 {"matrix", "nnz", "precision", "gpus", "variant", "partition", "exchange",
                  "iterations", "converged", "ms_per_iteration", "iteration_over_spmv",
@@ -279,6 +283,8 @@ Command command() {
       {"kernel", "K", "single-GPU kernel of every block (default auto)"},
       {"graphs", "on|off",
        "replay each iteration as a CUDA graph (default on; off: enqueued step by step)"},
+      {"signals", "on|off",
+       "halo on distinct GPUs ordered by flags the GPUs raise (default on; off: by events)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 170)"},
       kOutOption,
   };

@@ -8,7 +8,8 @@
 // the operator's distributed vectors of the slowest device's total, kernel and exchange
 // milliseconds (its events), the time beyond the kernels in microseconds, the host's time in the
 // call to apply, and the milliseconds per apply of a burst of --reps applies back to back (host
-// clock); whether the applies were replayed as CUDA graphs; the speedup over one GPU; the bound
+// clock); whether the applies were replayed as CUDA graphs and whether their devices ordered the
+// exchange by flags (signalled); the speedup over one GPU; the bound
 // the peer bandwidth measured in this run implies (two distinct GPUs); the set-up in single-GPU
 // SpMVs: partition (LRA's longest row found on the device and the plan), setup (the partition and
 // everything else the operator does on the devices: row pointers narrowed with their statistics,
@@ -49,7 +50,7 @@ struct Args {  // read_args() sets every field
   double time_limit_s = 0, model_gbps = 0;
   std::string precision, out, matrices;
   Kernel kernel = Kernel::Auto;
-  bool graphs = true;
+  bool graphs = true, signals = true;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -67,6 +68,7 @@ Args read_args(const ParsedArgs& in) {
   a.out = in.text("out", ".");
   a.devices = cuda_devices(in.text("devices", "all"));
   a.graphs = in.choice("graphs", "on", {"on", "off"}) == "on";
+  a.signals = in.choice("signals", "on", {"on", "off"}) == "on";
   return a;
 }
 
@@ -79,10 +81,11 @@ struct Result {
          tune_cost = NAN, predicted_ms = NAN, predicted_speedup = NAN, rel_error = NAN;
   std::size_t exchange_bytes = 0;
   bool ok = true;
-  bool multi = false;     // an operator on several devices: its set-up phases below
-  bool replayed = false;  // its applies replayed as CUDA graphs
-  bool chosen = false;    // its devices chosen by the cost model among --devices
-  SetupPhases phases;     // milliseconds
+  bool multi = false;      // an operator on several devices: its set-up phases below
+  bool replayed = false;   // its applies replayed as CUDA graphs
+  bool signalled = false;  // its devices ordered the exchange by flags
+  bool chosen = false;     // its devices chosen by the cost model among --devices
+  SetupPhases phases;      // milliseconds
 };
 
 // NZ's blocks per device in the chunked rows (Options::chunks).
@@ -156,7 +159,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   }
 
   const int nd = static_cast<int>(args.devices.size());
-  o.kernel = args.kernel, o.graphs = args.graphs;
+  o.kernel = args.kernel, o.graphs = args.graphs, o.signals = args.signals;
   const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned, int chunks,
                            bool choose = false) {
     Result r = base();
@@ -208,6 +211,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       r.ms = t.ms, r.kernel_ms = t.kernel_ms, r.exchange_ms = t.exchange_ms, r.host_ms = t.host_ms;
       r.burst_ms = burst_ms(op, dx, dy, args.reps);
       r.replayed = op.timings().replayed;
+      r.signalled = op.timings().signalled;
       r.gbps = bytes / (r.ms * 1e6);
       r.speedup = t1 / r.ms;
       r.exchange_bytes = op.timings().exchange_bytes;
@@ -281,6 +285,7 @@ Record record(const Result& r) {
                 {"host_us", r.host_ms * 1e3},
                 {"burst_ms", r.burst_ms},
                 {"replayed", r.replayed},
+                {"signalled", r.signalled},
                 {"devices_chosen", r.chosen},
                 {"gbps", r.gbps},
                 {"speedup_vs_1gpu", r.speedup},
@@ -311,7 +316,8 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
                          {"peer_gbps_both", bw.both},
                          {"model_peer_gbps", args.model_gbps},
                          {"copy_gbps", copy},
-                         {"graphs", args.graphs}};
+                         {"graphs", args.graphs},
+                         {"signals", args.signals}};
   write_results(args.out, "multi_gpu_bench", header, rows, rows,
                 {"matrix",
                  "nnz",
@@ -330,6 +336,7 @@ void write_outputs(const Args& args, const std::vector<Result>& results, const P
                  "host_us",
                  "burst_ms",
                  "replayed",
+                 "signalled",
                  "devices_chosen",
                  "partition_cost_spmvs",
                  "setup_cost_spmvs",
@@ -414,6 +421,8 @@ Command command() {
       {"kernel", "K", "single-GPU kernel of every block (default auto)"},
       {"graphs", "on|off",
        "replay each multi-device apply as a CUDA graph (default on; off: enqueued step by step)"},
+      {"signals", "on|off",
+       "halo on distinct GPUs ordered by flags the GPUs raise (default on; off: by events)"},
       {"model-gbps", "G",
        "the cost model's peer bandwidth, GB/s each way (default 394: the 2x H200 machine)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 150)"},

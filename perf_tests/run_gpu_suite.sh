@@ -23,7 +23,9 @@
 #                    (scaling/all), on the first two (CUDA_VISIBLE_DEVICES=0,1: scaling/two) and
 #                    cg_bench on every GPU (scaling/cg), the parts SCALING_PARTS names (default
 #                    all,two,cg), then scaling_summary.py into scaling/summary.json once all three
-#                    are there. "trace" records one apply's timeline with Nsight Systems where
+#                    are there. SCALING_PARTS may add nographs and nosignals: laplace2d
+#                    and stencil27 with --graphs off / --signals off, the baselines of the
+#                    replayed and the signalled applies. "trace" records one apply's timeline with Nsight Systems where
 #                    nsys is installed (trace/: steps enqueued one by one, then replayed).
 #                    "distributed" runs perf_tests/run_distributed.sh into distributed/ (CG
 #                    over 1, 2 and 4 MPI ranks, one GPU each, on device-resident vectors).
@@ -385,6 +387,12 @@ if want scaling; then
     "$BUILD/perf_tests/multi_gpu_bench" --graphs off --reps 5 --time-limit 200 \
       --out "$out/nographs" --gen laplace2d:n=4096 --gen stencil27:n=160 2>>"$LOG" |
       tee -a "$LOG" || log "multi_gpu_bench --graphs off: a row failed"
+  fi
+  if [[ $parts == *,nosignals,* ]]; then  # the halo ordered by events across the devices
+    log "+ multi_gpu_bench --signals off --reps 5 --out $out/nosignals (laplace2d, stencil27)"
+    "$BUILD/perf_tests/multi_gpu_bench" --signals off --reps 5 --time-limit 200 \
+      --out "$out/nosignals" --gen laplace2d:n=4096 --gen stencil27:n=160 2>>"$LOG" |
+      tee -a "$LOG" || log "multi_gpu_bench --signals off: a row failed"
   fi
   if [[ $parts == *,cg,* ]]; then
     read -r -a extra <<<"${CG_ARGS:-}"

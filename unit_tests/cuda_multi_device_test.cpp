@@ -23,6 +23,7 @@
 #include "backends/cuda/cusparse_util.hpp"
 #include "backends/cuda/multi_device.hpp"
 #include "backends/cuda/row_profile.hpp"
+#include "backends/cuda/vector_ops.hpp"
 #include "row_profile_expect.hpp"
 
 #include "perf_tests/bench_common.hpp"
@@ -203,6 +204,56 @@ TYPED_TEST(CudaMultiDeviceTest, DistributedVectorsEndWhereEachExchangePutsThem) 
         }
       }
     }
+}
+
+// Signals (every GPU, distinct, peer access both ways): applies enqueued back to back with x
+// doubled on each device's stream between them, never waiting on the host: y accumulates
+// sum_k A (2^k x), which a pull that reads an owner's x too early or too late gets wrong. The
+// same with the events (signals off), replayed and step by step.
+TYPED_TEST(CudaMultiDeviceTest, SignalledHaloOrdersBackToBackAppliesAndOverwrites) {
+  using S = TypeParam;
+  const int count = cuda_device_count();
+  if (count < 2) GTEST_SKIP() << "needs two CUDA devices";
+  std::vector<int> devices(count);
+  for (int d = 0; d < count; ++d) devices[d] = d;
+  bool peers = true;
+  for (int a = 0; a < count; ++a)
+    for (int b = 0; b < count; ++b) {
+      int can = 1;
+      if (a != b) KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+      peers &= can != 0;
+    }
+  const auto a = gen::laplace2d<S>(300, 300);
+  constexpr int kApplies = 12;
+  std::uint64_t seed = 40;
+  for (int chunks : {1, 3})
+    for (bool signals : {true, false})
+      for (bool graphs : {true, false}) {
+        cuda::MultiDeviceOptions o{Exchange::Halo, devices, Kernel::Auto, graphs, signals};
+        cuda::MultiDeviceSpmv<S> md(pointers(a), plan_for(a, Scheme::NZ, count, chunks), o);
+        const std::string what = "chunks " + std::to_string(chunks) + " signals " +
+                                 std::to_string(signals) + " graphs " + std::to_string(graphs);
+        const auto x = random_vector<S>(a.ncols, ++seed);
+        const auto dx = md.make_vector(nullptr), dy = md.make_vector(nullptr);
+        md.upload(x.data(), a.ncols, dx);
+        for (int k = 0; k < kApplies; ++k) {
+          md.apply(S(1), dx, k == 0 ? S(0) : S(1), dy);
+          for (int d = 0; d < count; ++d) {
+            cuda::DeviceGuard guard(devices[d]);
+            cuda::scale_vector(dx.data(d), static_cast<Ordinal>(dx.part(d).size), S(2),
+                               md.stream(d));
+          }
+        }
+        EXPECT_EQ(md.signalled(), signals && peers) << what;
+        EXPECT_EQ(md.replayed(), graphs) << what;
+        std::vector<S> y(a.nrows), ref(a.nrows);
+        const S alpha = static_cast<S>((1 << kApplies) - 1);
+        reference::spmv(alpha, a, x.data(), S(0), ref.data());
+        md.download(dy, a.nrows, y.data());
+        EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), S(0), {}), reference::tolerance<S>())
+            << what;
+        for (const auto& t : md.timings()) EXPECT_GE(t.total_ms, t.kernel_ms) << what;
+      }
 }
 
 // allgather-x (CG(comp)): after an apply every device holds the whole x.

@@ -261,16 +261,20 @@ PointerAttribute pointer_attribute() {
 
 }  // namespace
 
-void enable_peer_access(const std::vector<int>& devices) {
+bool enable_peer_access(const std::vector<int>& devices) {
   static std::mutex mutex;
   static std::set<std::pair<int, int>> enabled;
   const std::lock_guard<std::mutex> lock(mutex);
+  bool every = true;
   for (int a : devices)
     for (int b : devices) {
       if (a == b || enabled.count({a, b})) continue;
       int can = 0;
       KSPMV_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
-      if (!can) continue;  // cudaMemcpyPeerAsync stages through host memory
+      if (!can) {  // cudaMemcpyPeerAsync stages through host memory
+        every = false;
+        continue;
+      }
       DeviceGuard guard(a);
       const cudaError_t code = cudaDeviceEnablePeerAccess(b, 0);
       if (code == cudaErrorPeerAccessAlreadyEnabled)  // by the application
@@ -279,6 +283,7 @@ void enable_peer_access(const std::vector<int>& devices) {
         check(code, "cudaDeviceEnablePeerAccess");
       enabled.insert({a, b});
     }
+  return every;
 }
 
 bool device_can_read(const void* p, int device) {

@@ -65,8 +65,9 @@ void copy_between_devices(void* dst, const void* src, std::size_t bytes, cudaStr
 
 // Enables peer access between every pair of distinct devices of `devices` that supports it, each
 // pair once a process (asking again is an error that CUDA reports, and compute-sanitizer with
-// it; a pair the application enabled itself is accepted).
-void enable_peer_access(const std::vector<int>& devices);
+// it; a pair the application enabled itself is accepted). Returns whether every pair of distinct
+// devices has it both ways.
+bool enable_peer_access(const std::vector<int>& devices);
 
 // Whether kernels on CUDA device `device` may load from device memory `p` (of that device, or of
 // a peer that granted it access: cudaMalloc with peer access enabled, pools and VMM allocations

@@ -11,6 +11,7 @@
 
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/halo_lists.hpp"
+#include "backends/cuda/peer_flags.hpp"
 #include "backends/cuda/row_profile.hpp"
 #include "backends/cuda/upload_thread.hpp"
 #include "backends/cuda/vector_ops.hpp"
@@ -146,6 +147,9 @@ struct MultiDeviceSpmv<S>::Dev {
   DeviceBuffer<unsigned char> storage;   // its pieces' CSR arrays and row statistics
   DeviceBuffer<unsigned char> exchange;  // halo lists and buffers, Merge partials and inboxes
   std::vector<Link> sends, recvs;
+  // Signals: [0] its epoch (applies so far), [1 + e] raised by owner e, [1 + nd + e] by reader e;
+  // null for a device without halo links.
+  Flag* flags = nullptr;
   std::vector<int> x_from;    // devices whose copies before the kernels reach this one
   std::vector<int> wait_for;  // pieces whose copies after their kernel reach this one
   // Set-up only: the Halo search's room where the values' is too small, the kernels' scratch.
@@ -157,7 +161,8 @@ struct MultiDeviceSpmv<S>::Replay {
   Exchange mode;
   std::vector<S*> x, y;
   S alpha, beta;
-  MultiGraph graph;
+  MultiGraph graph;                 // every device's steps
+  std::vector<MultiGraph> devices;  // or, signalled, each device's alone
 };
 
 template <class S>
@@ -201,7 +206,10 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   const CsrPointers<S>& host = source_->host();
   graphs_ = o.graphs;
   UploadThread::expect();  // it wakes while the allocations are made
-  enable_peer_access(o.devices);
+  const bool peers = enable_peer_access(o.devices);
+  const std::set<int> distinct(o.devices.begin(), o.devices.end());
+  signals_ = o.signals && peers && distinct.size() == o.devices.size() &&
+             o.devices.size() <= static_cast<std::size_t>(kMaxFlags);
   int nslots = 1;
   for (const auto& b : plan_.blocks) nslots = std::max(nslots, b.stream_slot + 1);
   auto lap = Clock::now();
@@ -444,6 +452,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         link_at.push_back(c.take<S>(l.count));
       }
     if (c.size() == 0) continue;
+    const std::size_t nflags = signals_ ? 1 + 2 * static_cast<std::size_t>(nd) : 0;
+    const std::size_t flags_at = c.take<Flag>(nflags);
     DeviceGuard guard(dev.device);
     dev.exchange = DeviceBuffer<unsigned char>(c.size(), kPooled, dev.main.get());
     std::size_t k = 0;
@@ -452,6 +462,10 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         l.list = at<Ordinal>(dev.exchange, link_at[k++]);
         l.buf = at<S>(dev.exchange, link_at[k++]);
       }
+    if (nflags > 0) {
+      dev.flags = at<Flag>(dev.exchange, flags_at);
+      KSPMV_CUDA_CHECK(cudaMemsetAsync(dev.flags, 0, nflags * sizeof(Flag), dev.main.get()));
+    }
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
@@ -575,6 +589,9 @@ void MultiDeviceSpmv<S>::use(Exchange mode) {
   for (std::size_t p = 0; p < pieces_.size(); ++p)
     steps_.after.push_back(s.after_block(static_cast<int>(p)));
   steps_.adds = s.at_end();
+  steps_.signalled = signals_ && steps_.halo && steps_.before.empty() && steps_.adds.empty() &&
+                     std::all_of(steps_.after.begin(), steps_.after.end(),
+                                 [](const auto& copies) { return copies.empty(); });
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     dev.x_from.clear();
@@ -794,20 +811,30 @@ S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector
 template <class S>
 void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
   if (capturing(devs_[0]->main.get())) {  // a step of the caller's graph: timed by the caller
-    enqueue(alpha, x, beta, y, Enqueue::CallersGraph);
+    signalled_ = enqueue(alpha, x, beta, y, Enqueue::CallersGraph);
     pending_ = false;
     return;
   }
   if (const Replay* r = replay(alpha, x, beta, y)) {
+    const bool each = !r->devices.empty();
+    int launched = 0;  // signalled: the devices whose graph is launched
     try {
-      r->graph.launch(&devs_[0]->start, &devs_[0]->end);
-      replayed_ = pending_ = true;
+      if (!each) r->graph.launch(&devs_[0]->start, &devs_[0]->end);
+      for (; each && launched < ndevices(); ++launched)
+        r->devices[launched].launch(&devs_[launched]->start, &devs_[launched]->end);
+      replayed_ = pending_ = true, signalled_ = each;
       return;
     } catch (const CudaError& e) {
       stop_replays(std::string("replaying the apply failed: ") + e.what());
     }
+    if (launched > 0) {  // the other devices step by step: every device's epoch counts the apply
+      for (int d = launched; d < ndevices(); ++d)
+        enqueue_device(d, alpha, x, beta, y, Enqueue::Streams);
+      replayed_ = false, pending_ = signalled_ = true;
+      return;
+    }
   }
-  enqueue(alpha, x, beta, y, Enqueue::Streams);
+  signalled_ = enqueue(alpha, x, beta, y, Enqueue::Streams);
   replayed_ = false, pending_ = true;
 }
 
@@ -836,12 +863,19 @@ auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const
   }
   ++captures_;
   if (replays_.size() == kReplays) replays_.erase(replays_.begin());
-  StreamSet set;
-  for (const auto& dev : devs_) set.devices.push_back(dev->device);
-  for (const auto& dev : devs_) set.streams.push_back(dev->main.get());
   try {
-    MultiGraph g(std::move(set), [&] { enqueue(alpha, x, beta, y, Enqueue::Graph); });
-    replays_.push_back({exchange(), x, y, alpha, beta, std::move(g)});
+    Replay r{exchange(), x, y, alpha, beta, {}, {}};
+    if (signalled(x)) {
+      for (int d = 0; d < ndevices(); ++d)
+        r.devices.emplace_back(StreamSet{{devs_[d]->device}, {devs_[d]->main.get()}},
+                               [&] { enqueue_device(d, alpha, x, beta, y, Enqueue::Graph); });
+    } else {
+      StreamSet set;
+      for (const auto& dev : devs_) set.devices.push_back(dev->device);
+      for (const auto& dev : devs_) set.streams.push_back(dev->main.get());
+      r.graph = MultiGraph(std::move(set), [&] { enqueue(alpha, x, beta, y, Enqueue::Graph); });
+    }
+    replays_.push_back(std::move(r));
   } catch (const CudaError& e) {
     stop_replays(std::string("capturing the apply failed: ") + e.what());
     return nullptr;
@@ -862,12 +896,17 @@ void MultiDeviceSpmv<S>::stop_replays(const std::string& why) {
 // copies on its stream; the sums at the end. Halo: a device that may read its peer's x
 // (device_can_read; always so for virtual devices of one GPU, and over NVLink with peer access)
 // loads the entries it receives there with one kernel; else the owner gathers them, copies them
-// over and the receiver scatters them (three steps and a wait across devices).
+// over and the receiver scatters them (three steps and a wait across devices). A signalled apply
+// (see the header) goes device by device. Returns whether it was signalled.
 template <class S>
-void MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
+bool MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
                                  const std::vector<S*>& y, Enqueue how) {
   const Steps& s = steps_;
   const int nd = ndevices();
+  if (signalled(x)) {
+    for (int d = 0; d < nd; ++d) enqueue_device(d, alpha, x, beta, y, how);
+    return true;
+  }
   const bool graph = how == Enqueue::Graph;
   const auto peer_copy = [&](const part::Copy& c, cudaStream_t stream) {
     copy_between_devices(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
@@ -920,30 +959,7 @@ void MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
       for (const auto& r : dev.recvs)
         if (!r.pull) scatter_entries(x[d], r.buf, r.list, r.count, main);
     dev.x_in.record(main);
-    const Event* previous = &dev.kernels_start;
-    for (int p : dev.order) {
-      Piece& pc = *pieces_[p];
-      const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
-      wait(slot, *previous);
-      if (pc.waits) wait(slot, dev.x_in);
-      if (p == dev.order.front()) {
-        if (graph)
-          record_in_graph(dev.first_kernel, slot);
-        else
-          dev.first_kernel.record(slot);
-      }
-      if (pc.spmv) {
-        if (s.partials)
-          pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
-        else
-          pc.spmv->run(alpha, x[d], beta, y[d] + pc.block.row_begin, slot);
-      }
-      if (graph && p == dev.order.back()) record_in_graph(dev.last_kernel, slot);
-      pc.done.record(slot);
-      for (const auto& c : s.after[p]) peer_copy(c, slot);
-      pc.sent.record(slot);
-      previous = &pc.done;
-    }
+    enqueue_kernels(d, alpha, x, beta, y, graph);
   }
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
@@ -956,18 +972,98 @@ void MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
         add_vector(y[d] + a.offset, buffer(a.from, a.device, a.block, x, y), a.count, main);
     dev.end.record(main);
   }
+  return false;
+}
+
+template <class S>
+void MultiDeviceSpmv<S>::enqueue_kernels(int d, S alpha, const std::vector<S*>& x, S beta,
+                                         const std::vector<S*>& y, bool graph) {
+  Dev& dev = *devs_[d];
+  const Event* previous = &dev.kernels_start;
+  for (int p : dev.order) {
+    Piece& pc = *pieces_[p];
+    const cudaStream_t slot = dev.slots[pc.block.stream_slot].get();
+    wait(slot, *previous);
+    if (pc.waits) wait(slot, dev.x_in);
+    if (p == dev.order.front()) {
+      if (graph)
+        record_in_graph(dev.first_kernel, slot);
+      else
+        dev.first_kernel.record(slot);
+    }
+    if (pc.spmv) {
+      if (steps_.partials)
+        pc.spmv->run(alpha, x[d], S(0), pc.partial, slot);
+      else
+        pc.spmv->run(alpha, x[d], beta, y[d] + pc.block.row_begin, slot);
+    }
+    if (graph && p == dev.order.back()) record_in_graph(dev.last_kernel, slot);
+    pc.done.record(slot);
+    for (const auto& c : steps_.after[p])
+      copy_between_devices(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
+                           buffer(c.from, c.src, c.block, x, y) + c.from_offset,
+                           c.count * sizeof(S), slot);
+    pc.sent.record(slot);
+    previous = &pc.done;
+  }
+}
+
+template <class S>
+bool MultiDeviceSpmv<S>::signalled(const std::vector<S*>& x) const {
+  if (!steps_.signalled) return false;
+  for (const auto& dev : devs_)
+    for (const auto& r : dev->recvs)
+      if (!device_can_read(x[r.peer], dev->device)) return false;
+  return true;
+}
+
+// Gao et al. 2024 §3.2 with the devices ordering themselves (issue 31's put-with-signal), two
+// single-thread kernels on the main stream: once the kernels that read no received entry have
+// started, the device says its x is ready to its readers (its epoch counts the apply) and waits
+// for its owners to say theirs is; it pulls the entries it receives; then, while its other
+// kernels run, it tells its owners they have been read and waits until its own readers have
+// read, so that the apply ends with x free to be overwritten.
+template <class S>
+void MultiDeviceSpmv<S>::enqueue_device(int d, S alpha, const std::vector<S*>& x, S beta,
+                                        const std::vector<S*>& y, Enqueue how) {
+  Dev& dev = *devs_[d];
+  DeviceGuard guard(dev.device);
+  const cudaStream_t main = dev.main.get();
+  const int nd = ndevices();
+  FlagSet readers, owners, to_owners, from_readers;
+  for (const auto& l : dev.sends) {
+    readers.at[readers.count++] = devs_[l.peer]->flags + 1 + d;
+    from_readers.at[from_readers.count++] = dev.flags + 1 + nd + l.peer;
+  }
+  for (const auto& r : dev.recvs) {
+    owners.at[owners.count++] = dev.flags + 1 + r.peer;
+    to_owners.at[to_owners.count++] = devs_[r.peer]->flags + 1 + nd + d;
+  }
+  dev.start.record(main);
+  for (const Span& sp : steps_.scale_first[d]) scale_vector(y[d] + sp.begin, sp.count, beta, main);
+  dev.kernels_start.record(main);
+  if (dev.flags) signal_and_wait(dev.flags, true, readers, owners, main);
+  for (const auto& r : dev.recvs) pull_entries(x[d], x[r.peer], r.list, r.count, main);
+  dev.x_in.record(main);
+  enqueue_kernels(d, alpha, x, beta, y, how == Enqueue::Graph);
+  if (dev.flags) signal_and_wait(dev.flags, false, to_owners, from_readers, main);
+  for (int p : dev.pieces) wait(main, pieces_[p]->sent);
+  dev.end.record(main);
 }
 
 template <class S>
 const std::vector<DeviceTimings>& MultiDeviceSpmv<S>::timings() {
   if (!pending_) return timings_;
   const Dev& first = *devs_[0];
-  if (replayed_) first.end.synchronize();
+  const bool one_launch = replayed_ && !signalled_;  // first.start and first.end around it
+  if (one_launch) first.end.synchronize();
   for (std::size_t d = 0; d < devs_.size(); ++d) {
     const Dev& dev = *devs_[d];
     DeviceTimings& t = timings_[d];
     if (replayed_) {
-      t.total_ms = first.end.elapsed_since(first.start);
+      if (!one_launch) dev.end.synchronize();
+      const Dev& clock = one_launch ? first : dev;
+      t.total_ms = clock.end.elapsed_since(clock.start);
       t.kernel_ms = dev.order.empty() ? 0 : dev.last_kernel.elapsed_since(dev.first_kernel);
     } else {
       dev.end.synchronize();

@@ -28,6 +28,13 @@
 // through host memory by the driver where not. Every apply starts after the previous one has ended
 // on every device.
 //
+// Signals (Halo, distinct devices with peer access both ways): the devices order the exchange
+// themselves (peer_flags.hpp). At the start of an apply each device raises a flag in the memory
+// of every device that reads its x (its earlier work is done), each receiver waits for the flags
+// of its owners, pulls the entries and raises a flag in the owners' memory, and each owner ends
+// its apply once its readers have pulled (so that later work may overwrite its x). No event
+// crosses devices: each device's apply is enqueued, captured and replayed on its own.
+//
 // Replay: an apply's steps on every device are captured once as one CUDA graph (graph.hpp) per
 // exchange and set of vectors and scalars, kept (the last kReplays: the tuner's candidates keep
 // theirs while it alternates them), and each later apply with the same ones is
@@ -99,6 +106,8 @@ struct MultiDeviceOptions {
   Kernel kernel = Kernel::Auto;
   // Applies replayed as CUDA graphs (see above); false: every apply enqueued step by step.
   bool graphs = true;
+  // Halo ordered by the devices' flags where it can be (see above); false: by events.
+  bool signals = true;
 };
 
 // Milliseconds of the last apply on one plan device (kspmv/core/operator_impl.hpp).
@@ -156,10 +165,13 @@ class MultiDeviceSpmv {
   // Bytes one apply sends between devices, summed over devices.
   std::size_t exchange_bytes() const { return strategy_->bytes(sizeof(S)); }
   // The last apply's times per plan device (waits for it). A replayed apply's total is the
-  // launch's on the first device (every device's the same), from before the launch to its end.
+  // launch's on the first device (every device's the same), from before the launch to its end;
+  // a signalled apply's, each device's from its start (its launch) to its end.
   const std::vector<DeviceTimings>& timings();
   // Whether the last apply was a replay, and why applies are not where they were asked to be.
   bool replayed() const { return replayed_; }
+  // Whether the last apply's devices ordered its exchange by flags (Signals above).
+  bool signalled() const { return signalled_; }
   const std::string& replay_note() const { return replay_note_; }
   // Each block's kernel alone on its device (plan order): median of `runs` event-timed runs
   // after one warm-up, one block at a time.
@@ -191,7 +203,18 @@ class MultiDeviceSpmv {
   // One apply on per-device vector pointers: replayed, enqueued into the caller's graph, or
   // enqueued step by step.
   void run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
-  void enqueue(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y, Enqueue how);
+  // Returns whether the apply was signalled.
+  bool enqueue(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y, Enqueue how);
+  // Whether an apply on x is signalled: the strategy allows it and every receiver may read its
+  // owners' x.
+  bool signalled(const std::vector<S*>& x) const;
+  // A signalled apply's steps on device d alone.
+  void enqueue_device(int d, S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
+                      Enqueue how);
+  // Device d's kernels, each followed by its copies, after dev.kernels_start (and dev.x_in for
+  // the pieces that wait for x).
+  void enqueue_kernels(int d, S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
+                       bool graph);
   // The graph of this apply, captured on first use; nullptr when applies are not replayed.
   const Replay* replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
   void stop_replays(const std::string& why);  // every later apply enqueued step by step
@@ -212,6 +235,7 @@ class MultiDeviceSpmv {
   // Its layout and steps, listed once by use(): an apply allocates nothing.
   struct Steps {
     bool halo = false, partials = false;
+    bool signalled = false;  // the devices may order the exchange by flags
     std::vector<std::vector<part::Span>> x_needed, y_needed, y_home, scale_first;  // per device
     std::vector<part::Copy> before;
     std::vector<std::vector<part::Copy>> after;  // per block
@@ -226,6 +250,8 @@ class MultiDeviceSpmv {
   bool pending_ = false;   // the last apply's times are not collected yet
   bool replayed_ = false;  // the last apply was a replay
   bool graphs_ = true;
+  bool signals_ = true;     // MultiDeviceOptions::signals, and every pair of devices peers
+  bool signalled_ = false;  // the last apply was signalled
   std::string replay_note_;
   std::vector<Replay> replays_;  // most recently used last
   int captures_ = 0, hits_ = 0;

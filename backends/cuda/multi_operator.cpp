@@ -39,7 +39,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
                               std::to_string(count) + " CUDA devices)");
     popt_ = {part::parse_scheme(o.partition), static_cast<int>(o.devices.size()), o.d_l, o.d_c,
              o.chunks};
-    mopt_ = {part::parse_exchange(o.exchange), o.devices, o.kernel, o.graphs};
+    mopt_ = {part::parse_exchange(o.exchange), o.devices, o.kernel, o.graphs, o.signals};
     if (!part::exchange_applies(popt_.scheme, mopt_.exchange))
       throw UnsupportedError(std::string("multi-device operator: exchange '") + o.exchange +
                              "' does not apply to partition '" + o.partition + "'");
@@ -188,6 +188,7 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     t.tuning = source_ != nullptr;
     t.exchange_bytes = current_->exchange_bytes();
     t.replayed = current_->replayed();
+    t.signalled = current_->signalled();
     t.replay_note = current_->replay_note();
     return t;
   }

@@ -152,6 +152,7 @@ int run(const ParsedArgs& args) {
   options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
   options.choose_devices = args.flag("choose-devices");
   options.graphs = args.choice("graphs", "on", {"on", "off"}) == "on";
+  options.signals = args.choice("signals", "on", {"on", "off"}) == "on";
   const std::string precision = args.choice("precision", "double", {"float", "double"});
   return precision == "float" ? run_cg<float>(args, options) : run_cg<double>(args, options);
 }
@@ -182,6 +183,7 @@ Command cg_command() {
       {"chunks", "N", kChunksHelp},
       {"choose-devices", "", kChooseDevicesHelp},
       {"graphs", "on|off", kGraphsHelp},
+      {"signals", "on|off", kSignalsHelp},
       {"precision", "float|double", "scalar type (default double)"},
       {"tol", "T", "relative residual to reach (default 1e-8 double, 1e-5 float)"},
       {"max-iters", "N", "iteration cap (default 1000)"},

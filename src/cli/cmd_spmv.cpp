@@ -68,6 +68,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
     if (multi) {
       j.field("partition", options.partition).field("exchange", options.exchange);
       j.field("chunks", options.chunks).field("graphs", ot.replayed);
+      j.field("signals", ot.signalled);
       if (!ot.replay_note.empty()) j.field("graphs_note", ot.replay_note);
     } else {  // one device: no partition, no exchange
       j.key("partition").null().key("exchange").null();
@@ -151,6 +152,7 @@ int run(const ParsedArgs& args) {
   options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
   options.choose_devices = args.flag("choose-devices");
   options.graphs = args.choice("graphs", "on", {"on", "off"}) == "on";
+  options.signals = args.choice("signals", "on", {"on", "off"}) == "on";
   const std::string precision = args.choice("precision", "double", {"float", "double"});
   return precision == "float" ? run_spmv<float>(args, options) : run_spmv<double>(args, options);
 }
@@ -187,6 +189,7 @@ Command spmv_command() {
       {"chunks", "N", kChunksHelp},
       {"choose-devices", "", kChooseDevicesHelp},
       {"graphs", "on|off", kGraphsHelp},
+      {"signals", "on|off", kSignalsHelp},
       {"autotune", "",
        "let kernel auto time its candidates on the first applies (CUDA, one device)"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},

@@ -46,5 +46,9 @@ inline const char* kChooseDevicesHelp =
 inline const char* kGraphsHelp =
     "cuda, several devices: replay each apply (and CG iteration) as one CUDA graph (default on; "
     "off: enqueue every step from the host)";
+inline const char* kSignalsHelp =
+    "cuda, several distinct GPUs with peer access, halo exchange: the GPUs order the exchange by "
+    "flags in each other's memory, each GPU's apply launched on its own (default on; off: by "
+    "events across the GPUs)";
 
 }  // namespace kspmv::cli

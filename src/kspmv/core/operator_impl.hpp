@@ -84,10 +84,11 @@ struct Timings {
   std::vector<TuneTrial> trials;
   bool tuning = false;
   // Multi-device operators: bytes one apply moves between devices; whether the last apply was
-  // replayed as a CUDA graph (Options::graphs), and why applies are not where they were asked to
-  // be.
+  // replayed as a CUDA graph (Options::graphs), whether its devices ordered the exchange
+  // themselves (Options::signals), and why applies are not where they were asked to be.
   std::size_t exchange_bytes = 0;
   bool replayed = false;
+  bool signalled = false;
   std::string replay_note;
 };
 

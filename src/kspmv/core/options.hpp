@@ -91,6 +91,10 @@ struct Options {
   // CUDA, several devices: each apply (and each iteration of kspmv::cg) replayed as one CUDA
   // graph captured on first use (cuda::MultiDeviceSpmv); false: enqueued step by step.
   bool graphs = true;
+  // CUDA, several distinct devices with peer access, Halo exchange: the devices order the
+  // exchange by flags they raise in each other's memory, with no event between devices, and
+  // each device's apply is replayed on its own (cuda::MultiDeviceSpmv); false: by events.
+  bool signals = true;
   // CUDA: time every apply on a caller's stream with events (Timings::kernel_ms), at a cost of a
   // few microseconds of device time per apply. false: only autotuning and applies of host
   // vectors are timed; the others leave kernel_ms and total_ms at 0. (Several devices: every
