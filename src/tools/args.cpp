@@ -1,7 +1,10 @@
 #include "tools/args.hpp"
 
+#include <execinfo.h>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -115,6 +118,38 @@ void occupy_closed_standard_descriptors() {
       ::dup2(got, fd);
       ::close(got);
     }
+  }
+}
+
+// A crash (segmentation fault, bus error, illegal instruction, arithmetic fault) says so on
+// standard error with the call stack (function names where the program exports them), then
+// ends the program by the signal as before (where no one else handles the signal: sanitizers
+// report their own). Only async-signal-safe calls run in the handler;
+// backtrace() is called once beforehand so that it does not load its unwinder there.
+const char* g_program = "kspmv";
+
+extern "C" void report_crash(int sig) {
+  const char* head = ": crashed (signal ";
+  (void)!::write(STDERR_FILENO, g_program, std::strlen(g_program));
+  (void)!::write(STDERR_FILENO, head, std::strlen(head));
+  char digits[4] = {char('0' + sig / 10 % 10), char('0' + sig % 10), ')', '\n'};
+  (void)!::write(STDERR_FILENO, digits, sizeof digits);
+  void* frames[64];
+  ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), STDERR_FILENO);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void report_crashes(const std::string& program) {
+  static std::string name;
+  name = program;
+  g_program = name.c_str();
+  void* warm[1];
+  ::backtrace(warm, 1);
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) {
+    struct sigaction old {};  // a sanitizer's handler, or the application's, is kept
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL)
+      std::signal(sig, report_crash);
   }
 }
 
@@ -309,6 +344,7 @@ int run_command(const Command& command, const std::vector<std::string>& args, in
 
 int guarded_main(const std::string& program, const std::function<int()>& body) {
   occupy_closed_standard_descriptors();
+  report_crashes(program);
   std::string error;
   int status = 2;
   try {
