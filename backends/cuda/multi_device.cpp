@@ -194,6 +194,51 @@ MultiDeviceSpmv<S>::MultiDeviceSpmv(std::shared_ptr<MatrixSource<S>> source,
   build(o);
 }
 
+// Upload: one allocation per device for what it keeps (its pieces' 32-bit row pointers,
+// columns and values, Merge's partials and, on device 0, the other devices' partials) and for
+// the set-up's own needs (the sums of the pieces' row statistics, together; a copy of their
+// rows of the 64-bit row pointer where the source's is on another CUDA device).
+template <class S>
+struct MultiDeviceSpmv<S>::Layout {
+  struct Where {
+    std::size_t rp, col, val, rp64, partial, inbox;
+  };
+  std::vector<Where> where;                                 // per piece: its arrays' byte offsets
+  std::vector<std::size_t> sums_at, values_at, values_end;  // per device
+  std::vector<DeviceBuffer<unsigned char>> storage;         // per device
+};
+
+template <class S>
+auto MultiDeviceSpmv<S>::lay_out(const std::vector<int>& devices,
+                                 const std::vector<std::vector<int>>& dev_pieces, bool merge) const
+    -> Layout {
+  const int nd = static_cast<int>(devices.size());
+  Layout l;
+  l.where.resize(plan_.blocks.size());
+  l.sums_at.resize(nd), l.values_at.resize(nd), l.values_end.resize(nd), l.storage.resize(nd);
+  for (int d = 0; d < nd; ++d) {
+    Carve c;
+    const bool staged = devices[d] != source_->device();
+    l.sums_at[d] = c.take<ProfileSums>(dev_pieces[d].size());
+    for (int p : dev_pieces[d]) {
+      const part::Block& b = plan_.blocks[p];
+      l.where[p].rp = c.take<DeviceOffset>(b.rows() + 1);
+      l.where[p].col = c.take<Ordinal>(b.nnz());
+      l.where[p].rp64 = staged ? c.take<Offset>(b.rows() + 1) : 0;
+      l.where[p].partial = merge ? c.take<S>(b.rows()) : 0;
+    }
+    if (d == 0 && merge)
+      for (std::size_t p = 0; p < plan_.blocks.size(); ++p)
+        l.where[p].inbox = plan_.blocks[p].device != 0 ? c.take<S>(plan_.blocks[p].rows()) : 0;
+    l.values_at[d] = c.take<unsigned char>(0);
+    for (int p : dev_pieces[d]) l.where[p].val = c.take<S>(plan_.blocks[p].nnz());
+    l.values_end[d] = c.size();
+    DeviceGuard guard(devices[d]);
+    l.storage[d] = DeviceBuffer<unsigned char>(c.size());
+  }
+  return l;
+}
+
 // Set-up (see the header), phase by phase (SetupPhases): one allocation per device; the upload
 // started on its own thread (the columns, a chunk at a time, then the values once the Halo
 // search's scratch is placed); meanwhile the streams and events, the Halo search's scratch, and
@@ -233,36 +278,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     return std::find(candidates.begin(), candidates.end(), e) != candidates.end();
   };
 
-  // Upload: one allocation per device for what it keeps (its pieces' 32-bit row pointers,
-  // columns and values, Merge's partials and, on device 0, the other devices' partials) and for
-  // the set-up's own needs (the sums of the pieces' row statistics, together; a copy of their
-  // rows of the 64-bit row pointer where the source's is on another CUDA device).
-  struct Where {
-    std::size_t rp, col, val, rp64, partial, inbox;
-  };
-  std::vector<Where> where(plan_.blocks.size());
-  std::vector<std::size_t> sums_at(nd), values_at(nd), values_end(nd);
-  std::vector<DeviceBuffer<unsigned char>> storage(nd);  // outlives the upload
-  for (int d = 0; d < nd; ++d) {
-    Carve c;
-    const bool staged = o.devices[d] != source_->device();
-    sums_at[d] = c.take<ProfileSums>(dev_pieces[d].size());
-    for (int p : dev_pieces[d]) {
-      const part::Block& b = plan_.blocks[p];
-      where[p].rp = c.take<DeviceOffset>(b.rows() + 1);
-      where[p].col = c.take<Ordinal>(b.nnz());
-      where[p].rp64 = staged ? c.take<Offset>(b.rows() + 1) : 0;
-      where[p].partial = wants(Exchange::Merge) ? c.take<S>(b.rows()) : 0;
-    }
-    if (d == 0 && wants(Exchange::Merge))
-      for (std::size_t p = 0; p < plan_.blocks.size(); ++p)
-        where[p].inbox = plan_.blocks[p].device != 0 ? c.take<S>(plan_.blocks[p].rows()) : 0;
-    values_at[d] = c.take<unsigned char>(0);
-    for (int p : dev_pieces[d]) where[p].val = c.take<S>(plan_.blocks[p].nnz());
-    values_end[d] = c.size();
-    DeviceGuard guard(o.devices[d]);
-    storage[d] = DeviceBuffer<unsigned char>(c.size());
-  }
+  Layout lay = lay_out(o.devices, dev_pieces, wants(Exchange::Merge));  // outlives the upload
   phases_.allocate = phase();
   std::vector<const Offset*> row_ptr64(plan_.blocks.size());  // each piece's rows of the 64-bit
   for (int d = 0; d < nd; ++d) {                              // row pointer, on its device
@@ -273,8 +289,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
         row_ptr64[p] = source_->device_row_ptr() + b.row_begin;
         continue;
       }
-      row_ptr64[p] = at<Offset>(storage[d], where[p].rp64);
-      copy_to_device(at<Offset>(storage[d], where[p].rp64), host.row_ptr + b.row_begin,
+      row_ptr64[p] = at<Offset>(lay.storage[d], lay.where[p].rp64);
+      copy_to_device(at<Offset>(lay.storage[d], lay.where[p].rp64), host.row_ptr + b.row_begin,
                      (b.rows() + 1) * sizeof(Offset));
     }
   }
@@ -298,7 +314,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     for (std::size_t k = 0; k < dev_pieces[d].size(); ++k) {
       const int p = dev_pieces[d][k];
       const part::Block& b = plan_.blocks[p];
-      Ordinal* col = at<Ordinal>(storage[d], where[p].col);
+      Ordinal* col = at<Ordinal>(lay.storage[d], lay.where[p].col);
       for (Offset e = 0; e < b.nnz(); e += kColumnChunk) {
         const Offset count = std::min(kColumnChunk, b.nnz() - e);
         chunks.push_back({d, static_cast<int>(k), col + e, count});
@@ -311,8 +327,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   for (int d = 0; d < nd; ++d)
     for (int p : dev_pieces[d]) {
       const part::Block& b = plan_.blocks[p];
-      copies.push_back({o.devices[d], at<S>(storage[d], where[p].val), host.val + b.nnz_begin,
-                        b.nnz() * sizeof(S)});
+      copies.push_back({o.devices[d], at<S>(lay.storage[d], lay.where[p].val),
+                        host.val + b.nnz_begin, b.nnz() * sizeof(S)});
     }
   UploadThread upload(std::move(copies), ncolumns);
   double waited = 0;  // for the upload's copies
@@ -321,7 +337,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     DeviceGuard guard(o.devices[d]);
     devs_.push_back(std::make_unique<Dev>(o.devices[d]));
     Dev& dev = *devs_.back();
-    dev.storage = std::move(storage[d]);
+    dev.storage = std::move(lay.storage[d]);
     dev.pieces = dev_pieces[d];
     for (int s = 0; s < nslots; ++s) dev.slots.emplace_back(kReuse);
   }
@@ -349,8 +365,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       dev.scratch.emplace_back(halo_bytes, kPooled, dev.main.get());
       halo_room[d] = dev.scratch.back().data();
     } catch (const DeviceOutOfMemory&) {
-      if (values_end[d] - values_at[d] < halo_bytes) throw;
-      halo_room[d] = dev.storage.data() + values_at[d];
+      if (lay.values_end[d] - lay.values_at[d] < halo_bytes) throw;
+      halo_room[d] = dev.storage.data() + lay.values_at[d];
       values_wait = true;
     }
   }
@@ -366,16 +382,16 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
       const int p = dev.pieces[k];
       const part::Block& b = plan_.blocks[p];
       Piece& pc = *pieces_[p];
-      if (wants(Exchange::Merge)) pc.partial = at<S>(dev.storage, where[p].partial);
+      if (wants(Exchange::Merge)) pc.partial = at<S>(dev.storage, lay.where[p].partial);
       auto a = std::make_shared<DeviceCsr<S>>();
       a->m = b.rows(), a->n = n_, a->nnz = static_cast<DeviceOffset>(b.nnz());
-      a->row_ptr = DeviceBuffer<DeviceOffset>::borrow(at<DeviceOffset>(dev.storage, where[p].rp),
-                                                      b.rows() + 1);
-      a->col = DeviceBuffer<Ordinal>::borrow(at<Ordinal>(dev.storage, where[p].col), b.nnz());
-      a->val = DeviceBuffer<S>::borrow(at<S>(dev.storage, where[p].val), b.nnz());
+      a->row_ptr = DeviceBuffer<DeviceOffset>::borrow(
+          at<DeviceOffset>(dev.storage, lay.where[p].rp), b.rows() + 1);
+      a->col = DeviceBuffer<Ordinal>::borrow(at<Ordinal>(dev.storage, lay.where[p].col), b.nnz());
+      a->val = DeviceBuffer<S>::borrow(at<S>(dev.storage, lay.where[p].val), b.nnz());
       pc.a = std::move(a);
       narrow_and_profile(pc.row_ptr64, b.rows(), b.nnz_begin, b.nnz_end, pc.a->row_ptr.data(),
-                         at<ProfileSums>(dev.storage, sums_at[d]) + k, dev.main.get());
+                         at<ProfileSums>(dev.storage, lay.sums_at[d]) + k, dev.main.get());
       entries += b.nnz();
     }
     dev.kernels_start.record(dev.main.get());
@@ -385,7 +401,8 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   }
   if (wants(Exchange::Merge))
     for (std::size_t p = 0; p < pieces_.size(); ++p)
-      if (plan_.blocks[p].device != 0) pieces_[p]->inbox = at<S>(devs_[0]->storage, where[p].inbox);
+      if (plan_.blocks[p].device != 0)
+        pieces_[p]->inbox = at<S>(devs_[0]->storage, lay.where[p].inbox);
   load_longest_row_kernel_once(source_->device());  // for a later LRA partition, while it crosses
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     const Chunk& c = chunks[k];
@@ -417,7 +434,7 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     std::vector<ProfileSums> got(dev.pieces.size());
-    KSPMV_CUDA_CHECK(cudaMemcpyAsync(got.data(), at<ProfileSums>(dev.storage, sums_at[d]),
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(got.data(), at<ProfileSums>(dev.storage, lay.sums_at[d]),
                                      got.size() * sizeof(ProfileSums), cudaMemcpyDeviceToHost,
                                      dev.main.get()));
     if (finders[d]) {
@@ -436,8 +453,57 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
   }
   phases_.profile = phase() - waited;
 
-  // Halo: one allocation per device for the links of each pair (lists and buffers); the
-  // receiver's list from its finder, the sender's a copy of it.
+  link_halo(finders);
+  if (values_wait) {  // the values, into the Halo search's room once the lists have left it
+    for (auto& dev : devs_) {
+      DeviceGuard guard(dev->device);
+      dev->main.synchronize();
+    }
+    upload.open();
+  }
+
+  finders.clear();
+  phases_.halo_links = phase();
+
+  plan_on_devices(o.kernel, sums);
+  phases_.kernels = phase();
+
+  for (auto& dev : devs_) {  // the kernels' set-up work is complete, most likely under the upload
+    DeviceGuard guard(dev->device);
+    dev->main.synchronize();
+    dev->scratch.clear();
+  }
+  phases_.finish = phase();
+  upload.finish();
+  waited += phase();
+  phases_.columns = staged + upload.queued_ms(ncolumns);
+  phases_.values = upload.total_ms() - upload.queued_ms(ncolumns);
+  phases_.overlap = upload.total_ms() - waited;
+
+  plan_on_host(host);
+  phases_.kernels += phase();
+
+  for (auto& dev : devs_) {  // and the host-planned kernels' work
+    DeviceGuard guard(dev->device);
+    KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  timings_.assign(nd, DeviceTimings{});
+  phases_.finish += phase();
+  upload_ms_ = phases_.allocate + phases_.columns + phases_.values;
+  setup_ms_ = phases_.streams + phases_.profile + phases_.halo_links + phases_.kernels +
+              phases_.finish - phases_.overlap;  // the construction's time beyond the upload's
+  if (candidates.size() == 1)
+    use(candidates.front());
+  else
+    tune(candidates);
+  source_.reset();  // the pieces are built: the host matrix is not read again
+}
+
+// Halo: one allocation per device for the links of each pair (lists and buffers, and the
+// flags of Signals); the receiver's list from its finder, the sender's a copy of it.
+template <class S>
+void MultiDeviceSpmv<S>::link_halo(const std::vector<std::unique_ptr<HaloFinder>>& finders) {
+  const int nd = ndevices();
   for (int d = 0; d < nd; ++d) {
     Dev& dev = *devs_[d];
     Carve c;
@@ -481,28 +547,21 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
                                                  dev.main.get()));
       }
   }
-  if (values_wait) {  // the values, into the Halo search's room once the lists have left it
-    for (auto& dev : devs_) {
-      DeviceGuard guard(dev->device);
-      dev->main.synchronize();
-    }
-    upload.open();
-  }
+}
 
-  finders.clear();
-  phases_.halo_links = phase();
-
-  // Kernels, from the row statistics. Those planned on the device come before the values: what
-  // they queue (cuSPARSE's analysis, which reads the pattern alone) runs on each main stream
-  // while the values are copied on the legacy one. A kernel that plans on the host reads its
-  // piece's values, after they are copied. Set-up scratch (cuSPARSE's stand-in vectors) comes
-  // from one buffer per device, freed once the devices have finished.
+// Kernels, from the row statistics. Those planned on the device come before the values: what
+// they queue (cuSPARSE's analysis, which reads the pattern alone) runs on each main stream
+// while the values are copied on the legacy one. A kernel that plans on the host reads its
+// piece's values, after they are copied. Set-up scratch (cuSPARSE's stand-in vectors) comes
+// from one buffer per device, freed once the devices have finished.
+template <class S>
+void MultiDeviceSpmv<S>::plan_on_devices(Kernel kernel, const std::vector<ProfileSums>& sums) {
   for (std::size_t p = 0; p < pieces_.size(); ++p) {
     Piece& pc = *pieces_[p];
     const part::Block& b = pc.block;
     if (b.rows() == 0) continue;
     const RowProfile profile = to_profile(sums[p], n_);
-    pc.kernel = o.kernel;
+    pc.kernel = kernel;
     if (pc.kernel == Kernel::Auto) {
       pc.kernel = analysis::auto_kernel(profile.all, sizeof(S));
       if (!kernel_row<S>(pc.kernel).make_on_device) pc.kernel = Kernel::CsrVector;
@@ -525,21 +584,12 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
     };
     pc.spmv = row.make_on_device(pc.a, in);
   }
-  phases_.kernels = phase();
+}
 
-  for (auto& dev : devs_) {  // the kernels' set-up work is complete, most likely under the upload
-    DeviceGuard guard(dev->device);
-    dev->main.synchronize();
-    dev->scratch.clear();
-  }
-  phases_.finish = phase();
-  upload.finish();
-  waited += phase();
-  phases_.columns = staged + upload.queued_ms(ncolumns);
-  phases_.values = upload.total_ms() - upload.queued_ms(ncolumns);
-  phases_.overlap = upload.total_ms() - waited;
-
-  for (auto& pc : pieces_) {  // an explicit kernel that plans on the host, from a host copy
+// An explicit kernel that plans on the host, from a host copy of its piece.
+template <class S>
+void MultiDeviceSpmv<S>::plan_on_host(const CsrPointers<S>& host) {
+  for (auto& pc : pieces_) {
     const part::Block& b = pc->block;
     if (b.rows() == 0 || pc->spmv) continue;
     DeviceGuard guard(devs_[b.device]->device);
@@ -551,22 +601,6 @@ void MultiDeviceSpmv<S>::build(const MultiDeviceOptions& o) {
                                n_};
     pc->spmv = row.make(row.uses_device_csr ? pc->a : nullptr, piece);
   }
-  phases_.kernels += phase();
-
-  for (auto& dev : devs_) {  // and the host-planned kernels' work
-    DeviceGuard guard(dev->device);
-    KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  timings_.assign(nd, DeviceTimings{});
-  phases_.finish += phase();
-  upload_ms_ = phases_.allocate + phases_.columns + phases_.values;
-  setup_ms_ = phases_.streams + phases_.profile + phases_.halo_links + phases_.kernels +
-              phases_.finish - phases_.overlap;  // the construction's time beyond the upload's
-  if (candidates.size() == 1)
-    use(candidates.front());
-  else
-    tune(candidates);
-  source_.reset();  // the pieces are built: the host matrix is not read again
 }
 
 // The strategy of `mode`, and who waits for whom in it.

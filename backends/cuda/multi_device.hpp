@@ -65,6 +65,9 @@
 
 namespace kspmv::cuda {
 
+class HaloFinder;
+struct ProfileSums;
+
 // The matrix as executors read it: the host CSR, and its 64-bit row pointer copied once to one
 // CUDA device, where the longest row that LRA needs is found (once) and from which the pieces on
 // that device narrow their own row pointers. The executors the LRA tuner builds share it. The
@@ -198,6 +201,15 @@ class MultiDeviceSpmv {
   // timed by events the replays record); or into the caller's graph (untimed).
   enum class Enqueue { Streams, Graph, CallersGraph };
   void build(const MultiDeviceOptions& o);
+  struct Layout;  // where each device's one allocation keeps what (build's first phase)
+  Layout lay_out(const std::vector<int>& devices, const std::vector<std::vector<int>>& dev_pieces,
+                 bool merge) const;
+  // build's phases that stand alone: the Halo links (and Signals' flags) of every pair of
+  // devices from the finders' counts and lists; each piece's kernel planned on its device from
+  // its row statistics (Auto resolved); the explicit kernels that plan on the host.
+  void link_halo(const std::vector<std::unique_ptr<HaloFinder>>& finders);
+  void plan_on_devices(Kernel kernel, const std::vector<ProfileSums>& sums);
+  void plan_on_host(const CsrPointers<S>& host);
   void use(part::Exchange mode);
   void tune(const std::vector<part::Exchange>& candidates);
   // One apply on per-device vector pointers: replayed, enqueued into the caller's graph, or
