@@ -126,27 +126,27 @@ class AllGatherXStrategy final : public OwnedStrategy {
 }  // namespace
 
 const char* to_string(Exchange e) {
-  switch (e) {
-    case Exchange::AllGather:
-      return "allgather";
-    case Exchange::Merge:
-      return "merge";
-    case Exchange::Halo:
-      return "halo";
-    case Exchange::AllGatherX:
-      return "allgather-x";
-    case Exchange::Auto:
-      return "auto";
-  }
+#define KSPMV_EXCHANGE_NAME(e, name) \
+  case Exchange::e:                  \
+    return name;
+  switch (e) { KSPMV_EXCHANGES(KSPMV_EXCHANGE_NAME) }
+#undef KSPMV_EXCHANGE_NAME
   return "?";
 }
 
+std::vector<Exchange> all_exchanges() {
+#define KSPMV_EXCHANGE_ITEM(e, name) Exchange::e,
+  return {KSPMV_EXCHANGES(KSPMV_EXCHANGE_ITEM)};
+#undef KSPMV_EXCHANGE_ITEM
+}
+
 Exchange parse_exchange(const std::string& name) {
-  for (Exchange e :
-       {Exchange::AllGather, Exchange::Merge, Exchange::Halo, Exchange::AllGatherX, Exchange::Auto})
+  std::string valid;
+  for (Exchange e : all_exchanges()) {
     if (name == to_string(e)) return e;
-  throw InvalidArgument("unknown exchange '" + name +
-                        "' (valid: allgather, merge, halo, allgather-x, auto)");
+    valid += (valid.empty() ? "" : ", ") + std::string(to_string(e));
+  }
+  throw InvalidArgument("unknown exchange '" + name + "' (valid: " + valid + ")");
 }
 
 bool exchange_applies(Scheme s, Exchange e) {

@@ -129,30 +129,18 @@ std::vector<NnzRange> nnz_ranges(const Offset* ptr, Ordinal len, int np) {
 }  // namespace
 
 const char* to_string(Scheme s) {
-  switch (s) {
-    case Scheme::Rows:
-      return "rows";
-    case Scheme::NZ:
-      return "nz";
-    case Scheme::TwoNZ:
-      return "2nz";
-    case Scheme::LRA:
-      return "lra";
-    case Scheme::LRARC:
-      return "lra-rc";
-    case Scheme::PCSR:
-      return "pcsr";
-    case Scheme::PCSC:
-      return "pcsc";
-    case Scheme::PCOO:
-      return "pcoo";
-  }
+#define KSPMV_SCHEME_NAME(e, name) \
+  case Scheme::e:                  \
+    return name;
+  switch (s) { KSPMV_SCHEMES(KSPMV_SCHEME_NAME) }
+#undef KSPMV_SCHEME_NAME
   return "?";
 }
 
 std::vector<Scheme> all_schemes() {
-  return {Scheme::Rows,  Scheme::NZ,   Scheme::TwoNZ, Scheme::LRA,
-          Scheme::LRARC, Scheme::PCSR, Scheme::PCSC,  Scheme::PCOO};
+#define KSPMV_SCHEME_ITEM(e, name) Scheme::e,
+  return {KSPMV_SCHEMES(KSPMV_SCHEME_ITEM)};
+#undef KSPMV_SCHEME_ITEM
 }
 
 Scheme parse_scheme(const std::string& name) {

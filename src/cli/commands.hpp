@@ -1,7 +1,10 @@
 // The tool's commands; each one is declared (options, help) and run from its own file.
 #pragma once
 
+#include <string>
+
 #include "kspmv/core/options.hpp"
+#include "partitioners/exchange.hpp"
 #include "tools/args.hpp"
 
 namespace kspmv::cli {
@@ -33,11 +36,22 @@ inline const char* kBackendHelp =
 inline const char* kDevicesHelp =
     "device ids, comma-separated, or all (default 0); several: the matrix is partitioned over "
     "them (the host backend emulates that many devices)";
-inline const char* kPartitionHelp =
-    "multi-device partition: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host), pcoo (default nz)";
-inline const char* kExchangeHelp =
-    "multi-device exchange: auto (the fastest of allgather, merge, halo), allgather, merge, halo, "
-    "allgather-x (default auto)";
+// The option's help with every name of KSPMV_SCHEMES / KSPMV_EXCHANGES.
+inline std::string partition_help() {
+  std::string names;
+  for (part::Scheme s : part::all_schemes())
+    names += (names.empty() ? "" : ", ") + std::string(part::to_string(s));
+  return "multi-device partition: " + names + " (default nz; pcsc: host backend only)";
+}
+inline std::string exchange_help() {
+  std::string names, candidates;
+  for (part::Exchange e : part::all_exchanges())
+    names += (names.empty() ? "" : ", ") + std::string(part::to_string(e));
+  for (part::Exchange e : part::exchange_candidates(part::Scheme::NZ))
+    candidates += (candidates.empty() ? "" : ", ") + std::string(part::to_string(e));
+  return "multi-device exchange: " + names + " (default auto: the fastest of " + candidates +
+         " where they apply)";
+}
 inline const char* kChunksHelp =
     "nz: blocks per device, so that the exchange hides under the kernels (1-16, default 1)";
 inline const char* kChooseDevicesHelp =
