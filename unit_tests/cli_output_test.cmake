@@ -95,3 +95,54 @@ endforeach()
 # SIGKILL cannot be handled: only an unnamed temporary file leaves nothing (skipped where the
 # process's open output file has a name: no O_TMPFILE on this file system).
 interrupted(KILL 1)
+
+# The README's cg example: --solution FILE writes x as a Matrix Market array that --rhs FILE
+# reads back; --precond jacobi converges and --json holds the residual history. A wrong length
+# or a malformed file is exit 2 with one error line.
+set(x_file "${WORK_DIR}/x.mtx")
+execute_process(COMMAND "${KSPMV}" cg gen:laplace2d:n=100 --precond jacobi --solution "${x_file}"
+                OUTPUT_QUIET RESULT_VARIABLE got ERROR_VARIABLE err)
+if(NOT got EQUAL 0)
+  message(SEND_ERROR "kspmv cg --precond jacobi --solution: exit ${got}\n${err}")
+endif()
+execute_process(COMMAND "${KSPMV}" cg gen:laplace2d:n=100 --rhs "${x_file}" --json
+                RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT got EQUAL 0 OR NOT out MATCHES "\"relative_residuals\": *\\[1(\\.0)?,")
+  message(SEND_ERROR "kspmv cg --rhs --json: exit ${got}\n${out}\n${err}")
+endif()
+execute_process(COMMAND "${KSPMV}" cg ${small} --precond jacobi --json
+                RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT got EQUAL 0 OR NOT out MATCHES "\"precond\": *\"jacobi\"")
+  message(SEND_ERROR "kspmv cg --precond jacobi --json: exit ${got}\n${out}\n${err}")
+endif()
+file(STRINGS "${x_file}" x_lines)
+list(LENGTH x_lines x_count)
+list(GET x_lines 0 x_banner)
+if(NOT x_count EQUAL 10002 OR NOT x_banner STREQUAL "%%MatrixMarket matrix array real general")
+  message(SEND_ERROR "cg --solution wrote ${x_count} lines, banner '${x_banner}'")
+endif()
+file(WRITE "${WORK_DIR}/bad_rhs.mtx" "%%MatrixMarket matrix array real general\n100 1\n1\nx\n")
+foreach(case "gen:laplace2d:n=5|--rhs|${x_file}|has 10000 values, the matrix 25 rows"
+             "${small}|--rhs|${WORK_DIR}/bad_rhs.mtx|bad_rhs.mtx:4: expected a numeric value"
+             "${small}|--rhs|${WORK_DIR}/missing.mtx|missing.mtx")
+  string(REPLACE "|" ";" case "${case}")
+  list(POP_BACK case expected)
+  execute_process(COMMAND "${KSPMV}" cg ${case} RESULT_VARIABLE got ERROR_VARIABLE err)
+  if(NOT got EQUAL 2 OR NOT err MATCHES "^kspmv: error: [^\n]*${expected}[^\n]*\n$")
+    message(SEND_ERROR "kspmv cg ${case}: exit ${got}, expected 2 and '${expected}':\n${err}")
+  endif()
+endforeach()
+
+# cg's progress line on a terminal (stderr a TTY; `script` gives the run one): iteration,
+# residual and elapsed time, from 0.25 s on.
+find_program(SCRIPT script)
+if(NOT SCRIPT)
+  message(STATUS "skipped: cg's progress line (no 'script' to give it a terminal)")
+else()
+  execute_process(COMMAND "${SCRIPT}" -qec
+                          "'${KSPMV}' cg gen:laplace2d:n=600 --tol 1e-14 --max-iters 3000" /dev/null
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err INPUT_FILE /dev/null)
+  if(NOT out MATCHES "cg: iteration [0-9]+, relative residual [0-9.]+e[-+][0-9]+, [0-9.]+ s")
+    message(SEND_ERROR "kspmv cg on a terminal showed no progress line:\n${out}\n${err}")
+  endif()
+endif()

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -215,6 +216,57 @@ const std::string kGeneral = kGeneralBanner();
 TEST(MatrixMarketErrors, ArrayFormatIsNotSupported) {
   expect_parse_error("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 1,
                      "not supported");
+}
+
+// ---- dense vectors (array format) ---------------------------------------------------------------
+
+TYPED_TEST(MatrixMarketTyped, VectorsRoundTripExactlyThroughPlainAndGzipFiles) {
+  using S = TypeParam;
+  TempDir dir;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000)}) {
+    std::vector<S> v = kspmv::test::random_vector<S>(n, 5 + n);
+    if (n > 2) v[1] = S(0), v[2] = std::numeric_limits<S>::denorm_min();
+    for (const std::string ext : {".mtx", ".mtx.gz"}) {
+      const std::string path = dir.file("v" + std::to_string(n) + ext);
+      kspmv::io::write_matrix_market_vector(path, v.data(), v.size());
+      EXPECT_EQ(kspmv::io::read_matrix_market_vector<S>(path), v) << path;
+    }
+  }
+}
+
+void expect_vector_error(const std::string& text, long line, const std::string& fragment) {
+  TempDir dir;
+  const auto path = dir.write("bad.mtx", text);
+  try {
+    kspmv::io::read_matrix_market_vector<double>(path);
+    ADD_FAILURE() << "no ParseError; expected one at line " << line << " with '" << fragment << "'";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatrixMarketErrors, MalformedVectors) {
+  const std::string array = "%%MatrixMarket matrix array real general\n";
+  expect_vector_error(array + "% b\n3 1\n1\n2\n", 5, "file ends after 2 of 3 values");
+  expect_vector_error(array + "2 1\n1\n2\n3\n", 5, "more values than the 2");
+  expect_vector_error(array + "2 1\n1\nx\n", 4, "expected a numeric value, got 'x'");
+  expect_vector_error(array + "2 1\n1 2\n3\n", 3, "one value a line");
+  expect_vector_error(array + "2 2\n1\n2\n3\n4\n", 2, "not a vector");
+  expect_vector_error(array + "2 1 2\n1\n2\n", 2, "size line 'rows columns'");
+  expect_vector_error(kGeneral + "2 1 2\n1 1 1\n2 1 2\n", 1, "expected 'array'");
+  expect_vector_error("%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n", 1,
+                      "'array real general'");
+  expect_vector_error("%%MatrixMarket matrix array pattern general\n2 1\n", 1,
+                      "'array real general'");
+  ReadReport report;
+  TempDir dir;
+  const auto v = kspmv::io::read_matrix_market_vector<float>(
+      dir.write("inf.mtx", array + "2 1\n1e300\nnan\n"), &report);
+  EXPECT_EQ(v.size(), 2u);
+  EXPECT_EQ(report.overflow.first_line, 3);  // the caller decides (kspmv cg --rhs refuses)
+  EXPECT_EQ(report.nonfinite.first_line, 4);
 }
 
 TEST(MatrixMarketErrors, ComplexFieldIsNotSupported) {

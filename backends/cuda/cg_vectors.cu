@@ -1,13 +1,15 @@
-// The fused vector kernels of CG (Gao et al. 2024, Alg. 1), one pass each over a part's rows:
-//   start:     p = r and r.r
+// The fused vector kernels of CG (Gao et al. 2024, Alg. 1; with Jacobi's z = d * r, PCG: Saad
+// 2003, Alg. 9.1), one pass each over a part's rows (z is computed where r is read, never stored;
+// without a preconditioner z = r):
+//   start:     p = z, r.r and r.z
 //   dot_pq:    p.q
-//   update_r:  r -= alpha q and r.r, alpha = rr / pq
-//   update_xp: x += alpha p, p = r + beta p, beta = rr_next / rr, then the convergence test
-// A dot product is summed in double per block, and the last block to finish adds the blocks'
-// sums in block order (one kernel, the same result every run). Each part's sum goes to every
-// other part as one number, stored there by that last block where the devices may write each
-// other's memory (peer access; one GPU's virtual devices), else copied after the kernel; every
-// part adds them in part order, so all take the same decisions.
+//   update_r:  r -= alpha q, r.r and r.z, alpha = rz / pq
+//   update_xp: x += alpha p, p = z + beta p, beta = rz_next / rz, then the convergence test
+// The dot products of a pass are summed together (one reduction) in double per block, and the last
+// block to finish adds the blocks' sums in block order (one kernel, the same result every run).
+// Each part's sum goes to every other part as one number, stored there by that last block where the
+// devices may write each other's memory (peer access; one GPU's virtual devices), else copied after
+// the kernel; every part adds them in part order, so all take the same decisions.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -34,14 +36,23 @@ struct Head {
   int iterations, stop;
 };
 
+// The dot products of one pass, reduced together: (r.r, r.z), or (p.q, 0).
+struct Dots {
+  double a, b;
+};
+
+__device__ Dots operator+(Dots u, Dots v) {
+  return {u.a + v.a, u.b + v.b};
+}
+
 // One part's scalars, in its device's memory.
 struct State {
   Head head;
-  double limit;      // tolerance * ||b||
-  double rr_next;    // this part's copy of the summed r.r after update_r
-  unsigned counter;  // blocks of the running kernel that have finished
-  double pq_in[kMaxCgParts], rr_in[kMaxCgParts];  // every part's sum, at its index
-  double partial[kMaxGrid];
+  double rz;                                    // r.z (r.r without a preconditioner)
+  double limit;                                 // tolerance * ||b||
+  unsigned counter;                             // blocks of the running kernel that have finished
+  Dots pq_in[kMaxCgParts], rr_in[kMaxCgParts];  // every part's sums, at its index
+  Dots partial[kMaxGrid];
 };
 
 // Where a part's dot products go: its own state and, where it may store there, every other
@@ -51,7 +62,7 @@ struct Sinks {
   int count = 0;
 };
 
-__device__ void put(const Sinks& to, double (State::*in)[kMaxCgParts], int self, double total) {
+__device__ void put(const Sinks& to, Dots (State::*in)[kMaxCgParts], int self, Dots total) {
   for (int k = 0; k < to.count; ++k) (to.at[k]->*in)[self] = total;
   __threadfence_system();
 }
@@ -70,20 +81,29 @@ __device__ void for_rows(const Rows& rows, F f) {
     for (long long i = first; i < rows.len[k]; i += stride) f(rows.begin[k] + i);
 }
 
-__device__ double block_sum(double v) {
-  __shared__ double warps[kBlock / 32];
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+__device__ Dots warp_sum(Dots v) {
+  for (int o = 16; o > 0; o /= 2)
+    v = v + Dots{__shfl_down_sync(0xffffffffu, v.a, o), __shfl_down_sync(0xffffffffu, v.b, o)};
+  return v;
+}
+
+__device__ Dots block_sum(Dots v) {
+  __shared__ Dots warps[kBlock / 32];
+  v = warp_sum(v);
   __syncthreads();  // warps[] may still be read by a previous call
   if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = v;
   __syncthreads();
-  v = threadIdx.x < kBlock / 32 ? warps[threadIdx.x] : 0.0;
-  if (threadIdx.x < 32)
-    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  v = threadIdx.x < kBlock / 32 ? warps[threadIdx.x] : Dots{0.0, 0.0};
+  if (threadIdx.x < 32) v = warp_sum(v);
   return v;  // thread 0 holds it
 }
 
+__device__ Dots load_cg(const Dots* d) {
+  return {__ldcg(&d->a), __ldcg(&d->b)};
+}
+
 // Whether this block is the last of the kernel to get here; `v` is its sum (partial[] keeps it).
-__device__ bool last_block(State* st, double v) {
+__device__ bool last_block(State* st, Dots v) {
   __shared__ bool last;
   v = block_sum(v);
   if (threadIdx.x == 0) {
@@ -96,38 +116,46 @@ __device__ bool last_block(State* st, double v) {
 }
 
 // In the last block: the blocks' sums in block order; the counter is reset for the next kernel.
-__device__ double blocks_total(State* st) {
-  double s = 0;
+__device__ Dots blocks_total(State* st) {
+  Dots s{0.0, 0.0};
   for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += blockDim.x)
-    s += __ldcg(&st->partial[b]);
+    s = s + load_cg(&st->partial[b]);
   s = block_sum(s);
   if (threadIdx.x == 0) st->counter = 0;
   return s;
 }
 
-__device__ double parts_total(const double* in, int parts) {
-  double s = 0;
-  for (int k = 0; k < parts; ++k) s += __ldcg(in + k);
+__device__ Dots parts_total(const Dots* in, int parts) {
+  Dots s{0.0, 0.0};
+  for (int k = 0; k < parts; ++k) s = s + load_cg(in + k);
   return s;
 }
 
+// Entry i of z = M^-1 r: d[i] * r[i], or r[i] without a preconditioner (d == nullptr).
 template <class S>
-__global__ void __launch_bounds__(kBlock) start_kernel(const S* __restrict__ r, S* __restrict__ p,
-                                                       Rows rows, State* st, Sinks to, int self) {
-  double sum = 0;
+__device__ S precondition(const S* __restrict__ d, S v, long long i) {
+  return d ? d[i] * v : v;
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock)
+    start_kernel(const S* __restrict__ r, S* __restrict__ p, const S* __restrict__ d, Rows rows,
+                 State* st, Sinks to, int self) {
+  Dots sum{0.0, 0.0};
   for_rows(rows, [&](long long i) {
-    const S v = r[i];
-    p[i] = v;
-    sum += double(v) * double(v);
+    const S v = r[i], z = precondition(d, v, i);
+    p[i] = z;
+    sum = sum + Dots{double(v) * double(v), double(v) * double(z)};
   });
   if (!last_block(st, sum)) return;
-  const double total = blocks_total(st);
+  const Dots total = blocks_total(st);
   if (threadIdx.x == 0) put(to, &State::rr_in, self, total);
 }
 
 __global__ void start_finish_kernel(State* st, int parts) {
-  const double rr = parts_total(st->rr_in, parts);
-  st->head = Head{rr, 0.0, 0, ::sqrt(rr) <= st->limit ? kConverged : kRunning};
+  const Dots t = parts_total(st->rr_in, parts);
+  st->head = Head{t.a, 0.0, 0, ::sqrt(t.a) <= st->limit ? kConverged : kRunning};
+  st->rz = t.b;
 }
 
 template <class S>
@@ -135,53 +163,55 @@ __global__ void __launch_bounds__(kBlock)
     dot_kernel(const S* __restrict__ p, const S* __restrict__ q, Rows rows, State* st, Sinks to,
                int self) {
   if (st->head.stop != kRunning) return;
-  double sum = 0;
-  for_rows(rows, [&](long long i) { sum += double(p[i]) * double(q[i]); });
+  Dots sum{0.0, 0.0};
+  for_rows(rows, [&](long long i) { sum.a += double(p[i]) * double(q[i]); });
   if (!last_block(st, sum)) return;
-  const double total = blocks_total(st);
+  const Dots total = blocks_total(st);
   if (threadIdx.x == 0) put(to, &State::pq_in, self, total);
 }
 
 template <class S>
 __global__ void __launch_bounds__(kBlock)
-    update_r_kernel(S* __restrict__ r, const S* __restrict__ q, Rows rows, State* st, Sinks to,
-                    int self, int parts) {
+    update_r_kernel(S* __restrict__ r, const S* __restrict__ q, const S* __restrict__ d, Rows rows,
+                    State* st, Sinks to, int self, int parts) {
   if (st->head.stop != kRunning) return;
-  const double pq = parts_total(st->pq_in, parts);
+  const double pq = parts_total(st->pq_in, parts).a;
   if (!(pq > 0)) {  // every block sees the same pq: none updates
     if (blockIdx.x == 0 && threadIdx.x == 0) st->head.curvature = pq, st->head.stop = kNotPositive;
     return;
   }
-  const S alpha = static_cast<S>(st->head.rr / pq);
-  double sum = 0;
+  const S alpha = static_cast<S>(st->rz / pq);
+  Dots sum{0.0, 0.0};
   for_rows(rows, [&](long long i) {
     const S v = r[i] - alpha * q[i];
     r[i] = v;
-    sum += double(v) * double(v);
+    sum = sum + Dots{double(v) * double(v), double(v) * double(precondition(d, v, i))};
   });
   if (!last_block(st, sum)) return;
-  const double total = blocks_total(st);
+  const Dots total = blocks_total(st);
   if (threadIdx.x == 0) put(to, &State::rr_in, self, total);
 }
 
 template <class S>
 __global__ void __launch_bounds__(kBlock)
-    update_xp_kernel(S* __restrict__ x, S* __restrict__ p, const S* __restrict__ r, Rows rows,
-                     State* st, int parts) {
+    update_xp_kernel(S* __restrict__ x, S* __restrict__ p, const S* __restrict__ r,
+                     const S* __restrict__ d, Rows rows, State* st, int parts) {
   if (st->head.stop != kRunning) return;
-  const double pq = parts_total(st->pq_in, parts), rr_next = parts_total(st->rr_in, parts);
-  const S alpha = static_cast<S>(st->head.rr / pq), beta = static_cast<S>(rr_next / st->head.rr);
+  const double pq = parts_total(st->pq_in, parts).a;
+  const Dots next = parts_total(st->rr_in, parts);  // (r.r, r.z) after update_r
+  const S alpha = static_cast<S>(st->rz / pq), beta = static_cast<S>(next.b / st->rz);
   for_rows(rows, [&](long long i) {
     x[i] += alpha * p[i];
-    p[i] = r[i] + beta * p[i];
+    p[i] = precondition(d, r[i], i) + beta * p[i];
   });
-  // Every block has read rr before the last one replaces it.
-  if (!last_block(st, 0.0)) return;
+  // Every block has read rz before the last one replaces it.
+  if (!last_block(st, Dots{0.0, 0.0})) return;
   blocks_total(st);
   if (threadIdx.x == 0) {
-    st->head.rr = rr_next;
+    st->head.rr = next.a;
+    st->rz = next.b;
     ++st->head.iterations;
-    if (::sqrt(rr_next) <= st->limit) st->head.stop = kConverged;
+    if (::sqrt(next.a) <= st->limit) st->head.stop = kConverged;
   }
 }
 
@@ -263,10 +293,17 @@ class DeviceCgVectors final : public CgVectors<S> {
   const DistributedVector<S>& p() const override { return l_.p; }
   const DistributedVector<S>& q() const override { return l_.q; }
 
-  void load(const S* b, const S* x0) override {
+  // A preconditioner's vector is made at the first load that has one; the kernels take it (or
+  // nullptr) as an argument, so an iteration captured before is captured again.
+  void load(const S* b, const S* x0, const S* inverse_diagonal) override {
     leave_graph();
+    graph_.reset();
     l_.upload(b, l_.r);
     l_.upload(x0, l_.x);
+    precondition_ = inverse_diagonal != nullptr;
+    if (!precondition_) return;
+    if (d_.parts() == 0) d_ = l_.vector();
+    l_.upload(inverse_diagonal, d_);
   }
 
   void start(double bnorm, double tolerance) override {
@@ -275,7 +312,7 @@ class DeviceCgVectors final : public CgVectors<S> {
     each([&](std::size_t k, const CgPart& p, Part& q) {
       KSPMV_CUDA_CHECK(cudaMemcpyAsync(&q.state.data()->limit, &limit, sizeof limit,
                                        cudaMemcpyHostToDevice, p.stream));
-      start_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.p.data(k), q.rows,
+      start_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.p.data(k), d(k), q.rows,
                                                     q.state.data(), q.sinks, self(k));
       check_launch("start_kernel");
     });
@@ -299,7 +336,7 @@ class DeviceCgVectors final : public CgVectors<S> {
 
   void update_r() override {
     each([&](std::size_t k, const CgPart& p, Part& q) {
-      update_r_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.q.data(k), q.rows,
+      update_r_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.r.data(k), l_.q.data(k), d(k), q.rows,
                                                        q.state.data(), q.sinks, self(k), summed());
       check_launch("update_r_kernel");
     });
@@ -309,7 +346,7 @@ class DeviceCgVectors final : public CgVectors<S> {
   void update_xp() override {
     each([&](std::size_t k, const CgPart& p, Part& q) {
       update_xp_kernel<<<q.grid, kBlock, 0, p.stream>>>(l_.x.data(k), l_.p.data(k), l_.r.data(k),
-                                                        q.rows, q.state.data(), summed());
+                                                        d(k), q.rows, q.state.data(), summed());
       check_launch("update_xp_kernel");
     });
   }
@@ -409,18 +446,20 @@ class DeviceCgVectors final : public CgVectors<S> {
     }
   }
   int self(std::size_t k) const { return l_.reduce ? static_cast<int>(k) : 0; }
+  // Part k's inverse diagonal, or nullptr without a preconditioner.
+  const S* d(std::size_t k) const { return precondition_ ? d_.data(k) : nullptr; }
   int summed() const { return l_.reduce ? static_cast<int>(parts_.size()) : 1; }
 
   // Each part's sum of a dot product (field `in`, at its own index) to every other part (stored
   // by the kernel where direct_, else copied here), which waits for it before its next kernel.
-  void share(double (State::*in)[kMaxCgParts]) {
+  void share(Dots (State::*in)[kMaxCgParts]) {
     if (!l_.reduce || parts_.size() == 1) return;
     each([&](std::size_t k, const CgPart& p, Part& q) {
       for (std::size_t t = 0; t < parts_.size() && !direct_; ++t) {
         if (t == k) continue;
-        double* to = (parts_[t]->state.data()->*in) + k;
-        const double* from = (q.state.data()->*in) + k;
-        copy_between_devices(to, from, sizeof(double), p.stream);
+        Dots* to = (parts_[t]->state.data()->*in) + k;
+        const Dots* from = (q.state.data()->*in) + k;
+        copy_between_devices(to, from, sizeof(Dots), p.stream);
       }
       q.shared.record(p.stream);
     });
@@ -431,6 +470,8 @@ class DeviceCgVectors final : public CgVectors<S> {
   }
 
   CgLayout<S> l_;
+  DistributedVector<S> d_;     // the preconditioner's inverse diagonal, once one was loaded
+  bool precondition_ = false;  // the last load had one
   std::vector<std::unique_ptr<Part>> parts_;
   bool direct_ = true;                 // every part stores its sums into every other part's state
   std::unique_ptr<MultiGraph> graph_;  // one iteration

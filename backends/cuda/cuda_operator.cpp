@@ -399,6 +399,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
                 n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
     l.x = make_vector(n, n), l.r = make_vector(n, n), l.p = make_vector(n, n);
     l.q = make_vector(n, n);
+    l.vector = [this, n] { return make_vector(n, n); };
     l.graphs = options_.graphs;
     l.upload = [this, n](const Scalar* h, const DistributedVector<Scalar>& v) { upload(h, n, v); };
     l.download = [this, n](const DistributedVector<Scalar>& v, Scalar* h) { download(v, n, h); };

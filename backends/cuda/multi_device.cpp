@@ -1180,6 +1180,7 @@ CgLayout<S> MultiDeviceSpmv<S>::cg_layout(const void* layout) {
         {devs_[d]->device, devs_[d]->main.get(), l.reduce ? strategy_->y_home(d) : every});
   l.x = make_vector(layout), l.r = make_vector(layout), l.p = make_vector(layout);
   l.q = make_vector(layout);
+  l.vector = [this, layout] { return make_vector(layout); };
   l.upload = [this](const S* host, const DistributedVector<S>& v) { upload(host, n_, v); };
   l.download = [this](const DistributedVector<S>& v, S* host) { download(v, m_, host); };
   return l;

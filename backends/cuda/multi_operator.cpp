@@ -126,13 +126,14 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
     l.parts = {{current_->device(0), current_->stream(0),
                 n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
     const int home = current_->device(0);
-    const auto vector = [&] {
+    const auto vector = [this, home, n] {
       DeviceGuard guard(home);
       auto b = std::make_shared<MultiVector<S>>(std::vector<int>{home},
                                                 std::vector<std::size_t>{std::size_t(n)});
       return DistributedVector<S>({{home, b->data(0), std::size_t(n)}}, b, this);
     };
     l.x = vector(), l.r = vector(), l.p = vector(), l.q = vector();
+    l.vector = vector;
     l.graphs = mopt_.graphs;
     l.upload = [this, n](const S* h, const DistributedVector<S>& v) { upload(h, n, v); };
     l.download = [this, n](const DistributedVector<S>& v, S* h) { download(v, n, h); };

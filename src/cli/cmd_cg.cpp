@@ -1,12 +1,17 @@
-// kspmv cg: solve A x = b by conjugate gradients (Gao et al. 2024, Alg. 1) on one device or
-// several, and check the residual of the returned x against the serial reference SpMV.
+// kspmv cg: solve A x = b by conjugate gradients (Gao et al. 2024, Alg. 1; with --precond jacobi,
+// PCG: Saad 2003, Alg. 9.1) on one device or several, b from a file or random, x written to a
+// file; check the residual of the returned x against the serial reference SpMV.
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <vector>
 
+#include "cg_watch.hpp"
 #include "commands.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/io/matrix_market.hpp"
 #include "kspmv/solvers/cg.hpp"
 #include "partitioners/partition_plan.hpp"
 #include "testing/reference.hpp"
@@ -66,18 +71,42 @@ CgOptions cg_options(const ParsedArgs& args, bool single) {
   return o;
 }
 
+// The right-hand side from --rhs FILE (a Matrix Market array of n x 1, finite values), or random.
+template <class Scalar>
+std::vector<Scalar> right_hand_side(const ParsedArgs& args, Ordinal n) {
+  if (!args.has("rhs")) return random_values<Scalar>(n, 7);
+  const std::string path = args.text("rhs", "");
+  io::ReadReport report;
+  std::vector<Scalar> b = io::read_matrix_market_vector<Scalar>(path, &report);
+  if (b.size() != std::size_t(n))
+    throw InvalidArgument("--rhs " + path + " has " + std::to_string(b.size()) +
+                          " values, the matrix " + std::to_string(n) + " rows");
+  for (const io::ValueCount& c : {report.nonfinite, report.overflow})
+    if (c.count > 0)
+      throw InvalidArgument("--rhs " + path + ": line " + std::to_string(c.first_line) +
+                            " holds a value that is not finite in " + precision_name<Scalar>());
+  return b;
+}
+
 template <class Scalar>
 int run_cg(const ParsedArgs& args, const Options& options) {
   const std::string source = args.positionals[0];
   const CgOptions cg_options = cli::cg_options(args, sizeof(Scalar) == sizeof(float));
+  const std::string precond = args.choice("precond", "none", {"none", "jacobi"});
 
   const CsrMatrix<Scalar> a =
       load_matrix<Scalar>(source, stderr_is_terminal(), args.flag("allow-nonfinite"));
   if (a.nrows != a.ncols) throw InvalidArgument(source + " is not square; CG needs an SPD matrix");
+  const std::vector<Scalar> b = right_hand_side<Scalar>(args, a.nrows);
+  std::unique_ptr<Jacobi<Scalar>> jacobi;
+  if (precond == "jacobi") jacobi = std::make_unique<Jacobi<Scalar>>(a);
   Operator<Scalar> op(a, options);
-  const std::vector<Scalar> b = random_values<Scalar>(a.nrows, 7);
   std::vector<Scalar> x(a.nrows, Scalar(0)), r(a.nrows);
-  const CgResult res = cg(op, b.data(), x.data(), cg_options);
+  CgWatch watch(stderr_is_terminal());
+  const CgResult res = cg(op, b.data(), x.data(), cg_options, jacobi.get(), std::ref(watch));
+  watch.finish();
+  const std::string solution = args.text("solution", "");
+  if (!solution.empty()) io::write_matrix_market_vector(solution, x.data(), x.size());
   // The residual of the returned x, from the serial reference SpMV.
   r = b;
   reference::spmv(Scalar(-1), a, x.data(), Scalar(1), r.data());
@@ -102,6 +131,9 @@ int run_cg(const ParsedArgs& args, const Options& options) {
         .field("partition", options.partition)
         .field("exchange", options.exchange)
         .field("chunks", options.chunks)
+        .field("precond", precond)
+        .field("rhs", args.has("rhs") ? args.text("rhs", "") : "random")
+        .field("solution", solution)
         .field("tolerance", cg_options.tolerance)
         .field("iterations", res.iterations)
         .field("converged", res.converged)
@@ -112,21 +144,32 @@ int run_cg(const ParsedArgs& args, const Options& options) {
                        : res.stop == CgStop::MaxIterations ? "max_iterations"
                                                            : "not_positive_definite")
         .field("why", why)
-        .field("ok", ok)
-        .end_object();
+        .key("history")
+        .begin_object()
+        .field("every", watch.every())
+        .field("max_length", static_cast<long long>(CgWatch::kMaxHistory + 1))
+        .key("iterations")
+        .begin_array();
+    for (int it : watch.iterations()) j.value(it);
+    j.end_array().key("relative_residuals").begin_array();
+    for (double rel : watch.residuals()) j.value(rel);
+    j.end_array().end_object().field("ok", ok).end_object();
   } else {
     std::printf("matrix     %s: %d x %d, %lld non-zeros, %s\n", source.c_str(), a.nrows, a.ncols,
                 static_cast<long long>(a.nnz()), precision_name<Scalar>());
     std::printf("operator   backend %s, %zu device(s), partition %s, exchange %s\n",
                 to_string(options.backend), op.options().devices.size(), options.partition.c_str(),
                 options.exchange.c_str());
-    std::printf("cg         %d iterations, %.4f ms per iteration, %s (tolerance %.1e)\n",
-                res.iterations, res.ms_per_iteration, res.converged ? "converged" : "NOT converged",
-                cg_options.tolerance);
+    std::printf(
+        "cg         %d iterations, %.4f ms per iteration, %s (tolerance %.1e), "
+        "preconditioner %s\n",
+        res.iterations, res.ms_per_iteration, res.converged ? "converged" : "NOT converged",
+        cg_options.tolerance, precond.c_str());
     if (!res.replay.empty()) std::printf("iterations %s\n", res.replay.c_str());
     if (!why.empty()) std::printf("stopped    %s\n", why.c_str());
     std::printf("check      relative residual ||b - A x|| / ||b|| = %.3g: %s\n", residual,
                 ok ? "ok" : "WRONG");
+    if (!solution.empty()) std::printf("solution   written to %s\n", solution.c_str());
   }
   return ok ? 0 : 1;
 }
@@ -137,6 +180,9 @@ int run(const ParsedArgs& args) {
   options.kernel = parse_kernel(args.text("kernel", "auto"));
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   if (args.flag("tpetra")) {
+    for (const char* name : {"precond", "rhs", "solution"})
+      if (args.has(name))
+        throw UsageError(std::string("--") + name + " applies without --tpetra only");
 #ifdef KSPMV_HAVE_TPETRA
     const CgOptions o = cg_options(args, false);
     return run_cg_tpetra(args, options, o.tolerance, o.max_iterations);
@@ -164,10 +210,15 @@ Command cg_command() {
   c.name = "cg";
   c.summary = "solve A x = b by conjugate gradients on one device, several, or MPI ranks";
   c.description = std::string(
-                      "Solves A x = b for a symmetric positive definite A (random b, x0 = 0) with\n"
-                      "an Operator on the chosen backend and devices, then recomputes the "
-                      "residual\nwith the serial reference SpMV. Exit status 1 when CG does not "
-                      "converge to\n--tol within --max-iters or the residual does not hold.\n\n"
+                      "Solves A x = b for a symmetric positive definite A (b from --rhs, else "
+                      "random;\nx0 = 0) with an Operator on the chosen backend and devices, "
+                      "preconditioned by\nJacobi with --precond jacobi, then recomputes the "
+                      "residual with the serial\nreference SpMV. Exit status 1 when CG does not "
+                      "converge to --tol within\n--max-iters or the residual does not hold. On a "
+                      "terminal, stderr shows the\niteration, residual and time as it runs. "
+                      "--json adds the residual history:\nevery iteration's relative residual "
+                      "||r|| / ||b||, or, past 1000 iterations,\nevery k-th (\"every\": k doubles "
+                      "to keep at most 1001 entries), the last one\nalways included.\n\n"
                       "With --tpetra, under mpirun -np N (or alone: one rank), Tpetra distributes "
                       "the\nmatrix (a file is read on rank 0; gen: builds each rank's own rows), "
                       "each rank's\nblock is a kspmv Operator (on CUDA, the rank's node-local "
@@ -187,6 +238,13 @@ Command cg_command() {
       {"precision", "float|double", "scalar type (default double)"},
       {"tol", "T", "relative residual to reach (default 1e-8 double, 1e-5 float)"},
       {"max-iters", "N", "iteration cap (default 1000)"},
+      {"precond", "none|jacobi",
+       "preconditioner (default none); jacobi: M = diag(A), which must be positive"},
+      {"rhs", "FILE",
+       "right-hand side b: a Matrix Market 'array real general' file of n x 1 values"},
+      {"solution", "FILE",
+       "write x there as a Matrix Market array (n x 1; .gz compresses); the file is replaced "
+       "only once complete"},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"tpetra", "", "distribute over the MPI ranks with Tpetra and solve with Belos CG (double)"},
       {"split", "rows|nz", "--tpetra with a file: equal rows (default) or equal non-zeros a rank"},

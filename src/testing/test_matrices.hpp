@@ -3,6 +3,7 @@
 // Built in code (never read from files) so that tests run on a bare clone.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -50,6 +51,36 @@ std::vector<Scalar> random_vector(std::size_t n, std::uint64_t seed) {
 template <class Scalar>
 std::vector<Scalar> nan_vector(std::size_t n) {
   return std::vector<Scalar>(n, std::numeric_limits<Scalar>::quiet_NaN());
+}
+
+// ||b - A x|| / ||b|| with the reference SpMV: a solver's result checked without its bookkeeping.
+template <class S>
+double true_relative_residual(const CsrMatrix<S>& a, const std::vector<S>& b,
+                              const std::vector<S>& x) {
+  std::vector<S> r = b;
+  reference::spmv(S(-1), a, x.data(), S(1), r.data());
+  double rr = 0, bb = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    rr += double(r[i]) * r[i];
+    bb += double(b[i]) * b[i];
+  }
+  return std::sqrt(rr / bb);
+}
+
+// D A D for a square `a`, D = diag(10^u) with u uniform in [-decades / 2, decades / 2]
+// (deterministic per seed): symmetric positive definite when `a` is, and badly scaled, which the
+// Jacobi preconditioner undoes.
+template <class Scalar>
+CsrMatrix<Scalar> badly_scaled(const CsrMatrix<Scalar>& a, double decades, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-decades / 2, decades / 2);
+  std::vector<double> d(a.nrows);
+  for (auto& e : d) e = std::pow(10.0, dist(gen));
+  CsrMatrix<Scalar> s = clone(a);
+  for (Ordinal i = 0; i < s.nrows; ++i)
+    for (Offset k = s.row_ptr(i); k < s.row_ptr(i + 1); ++k)
+      s.values(k) = static_cast<Scalar>(d[i] * double(s.values(k)) * d[s.col_idx(k)]);
+  return s;
 }
 
 // A random m x n matrix with about `per_row` entries per row (unsorted, with duplicates).

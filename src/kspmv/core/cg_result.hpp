@@ -2,6 +2,7 @@
 // CG vectors (core/cg_vectors.hpp) report its stop reasons.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace kspmv {
@@ -10,6 +11,11 @@ struct CgOptions {
   double tolerance = 1e-8;  // stop when ||r|| / ||b|| <= tolerance
   int max_iterations = 1000;
 };
+
+// Called by kspmv::cg with each iteration's relative residual ||r|| / ||b|| of the iterated
+// residual, in order from iteration 0 (the start) to the stop, a few iterations after the devices
+// ran it (never waiting for them).
+using CgMonitor = std::function<void(int iteration, double relative_residual)>;
 
 // Why CG stopped.
 enum class CgStop {

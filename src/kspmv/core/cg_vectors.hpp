@@ -1,7 +1,9 @@
-// The vectors of conjugate gradients (Gao et al. 2024, Alg. 1) in one Operator's layout, and the
-// fused vector operations kspmv::cg runs on them: each operation is one pass over the vectors
-// (updates and the dot product that follows them together), enqueued without waiting; the
-// scalars (r.r, p.q, the stop state) stay where the vectors are until state() reads a snapshot.
+// The vectors of conjugate gradients (Gao et al. 2024, Alg. 1; preconditioned by Jacobi, PCG:
+// Saad 2003, Alg. 9.1) in one Operator's layout, and the fused vector operations kspmv::cg runs
+// on them: each operation is one pass over the vectors (updates and the dot products that follow
+// them together, one reduction), enqueued without waiting; the scalars (r.r, r.z, p.q, the stop
+// state) stay where the vectors are until state() reads a snapshot. z = M^-1 r is never stored:
+// with M = diag(d)^-1 it is d * r, entry by entry, where r is read.
 // Once stopped (converged, or p'Ap <= 0), every operation leaves the vectors as they are, so a
 // caller that learns of the stop a few iterations late has lost nothing but time.
 // Kokkos-free: the CUDA backend implements it (backends/cuda/cg_vectors.hpp).
@@ -39,17 +41,18 @@ class CgVectors {
   virtual const DistributedVector<Scalar>& r() const = 0;
   virtual const DistributedVector<Scalar>& p() const = 0;
   virtual const DistributedVector<Scalar>& q() const = 0;
-  // x = x0 and r = b (host arrays of n entries); returns when they are in place.
-  virtual void load(const Scalar* b, const Scalar* x0) = 0;
-  // After r = b - A x: p = r, rr = r.r; stopped (converged) at once when sqrt(rr) <= tolerance *
-  // bnorm. The clock of CgState::ms starts here.
+  // x = x0 and r = b (host arrays of n entries), and the preconditioner M^-1 = diag(inverse
+  // diagonal, n entries) or none (nullptr: z = r); returns when they are in place.
+  virtual void load(const Scalar* b, const Scalar* x0, const Scalar* inverse_diagonal) = 0;
+  // After r = b - A x: p = z, rr = r.r, rz = r.z; stopped (converged) at once when sqrt(rr) <=
+  // tolerance * bnorm. The clock of CgState::ms starts here.
   virtual void start(double bnorm, double tolerance) = 0;
   // pq = p.q; stopped (NotPositive, curvature = pq) unless pq > 0.
   virtual void dot_pq() = 0;
-  // alpha = rr / pq; r -= alpha q; rr_next = r.r (one pass).
+  // alpha = rz / pq; r -= alpha q; rr_next = r.r, rz_next = r.z (one pass).
   virtual void update_r() = 0;
-  // x += alpha p; p = r + (rr_next / rr) p; rr = rr_next; one more iteration; stopped
-  // (converged) when sqrt(rr) <= tolerance * bnorm (one pass).
+  // x += alpha p; p = z + (rz_next / rz) p; rr = rr_next, rz = rz_next; one more iteration;
+  // stopped (converged) when sqrt(rr) <= tolerance * bnorm (one pass).
   virtual void update_xp() = 0;
   // One iteration: step() enqueues the SpMV q = A p on the operator and dot_pq, update_r and
   // update_xp, and nothing else. A backend may capture it once and replay it (CUDA: one graph

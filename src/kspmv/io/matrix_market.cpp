@@ -52,6 +52,7 @@ struct Header {
   MatrixMarketInfo info;
   Field field = Field::Real;
   Symmetry symmetry = Symmetry::General;
+  bool array = false;  // dense, column by column (vectors only: read_matrix_market_vector)
 };
 
 [[noreturn]] void fail(const LineReader& in, const std::string& message) {
@@ -147,20 +148,22 @@ S parse_value(long line, const char*& p, const char* e, ReadReport& report) {
   return v;
 }
 
-Header read_header_lines(LineReader& in);
+Header read_header_lines(LineReader& in, bool array);
 
-// The banner, comments and the size line (the format of Boisvert, Pozo & Remington 1996).
-Header read_header(LineReader& in) {
+// The banner, comments and the size line (the format of Boisvert, Pozo & Remington 1996):
+// 'coordinate', or with `array` (a dense vector) 'array' only.
+Header read_header(LineReader& in, bool array = false) {
   try {
-    return read_header_lines(in);
+    return read_header_lines(in, array);
   } catch (const LineError& e) {
     throw ParseError(in.path(), e.line, e.message);
   }
 }
 
-Header read_header_lines(LineReader& in) {
+Header read_header_lines(LineReader& in, bool array) {
+  const std::string format_wanted = array ? "array" : "coordinate";
   const std::string expected =
-      "expected the banner '%%MatrixMarket matrix coordinate <field> <symmetry>'";
+      "expected the banner '%%MatrixMarket matrix " + format_wanted + " <field> <symmetry>'";
   std::string_view line;
   if (!in.next(line)) fail(in, "empty file, " + expected);
   const char* p = line.data();
@@ -172,9 +175,12 @@ Header read_header_lines(LineReader& in) {
     fail(in, expected + ", got " + quoted(line));
   if (object != "matrix")
     fail(in, "object " + quoted(object) + " is not supported, expected 'matrix'");
-  if (format == "array") fail(in, "array (dense) format is not supported, expected 'coordinate'");
-  if (format != "coordinate")
-    fail(in, "unknown format " + quoted(format) + ", expected 'coordinate'");
+  if (format == "array" && !array)
+    fail(in, "array (dense) format is not supported, expected 'coordinate'");
+  if (format == "coordinate" && array)
+    fail(in, "coordinate (sparse) format is not supported for a vector, expected 'array'");
+  if (format != "coordinate" && format != "array")
+    fail(in, "unknown format " + quoted(format) + ", expected '" + format_wanted + "'");
 
   Header h;
   if (field == "complex") fail(in, "complex field is not supported");
@@ -200,25 +206,29 @@ Header read_header_lines(LineReader& in) {
   }
   if (h.field == Field::Pattern && h.symmetry == Symmetry::Skew)
     fail(in, "a pattern matrix cannot be skew-symmetric");
+  h.array = array;
+  if (array && (h.field == Field::Pattern || h.symmetry != Symmetry::General))
+    fail(in, "a vector is 'array real general' or 'array integer general', got " + quoted(line));
   h.info.field = field;
   h.info.symmetry = symmetry;
 
-  // Comments and blank lines, then "rows columns entries".
+  // Comments and blank lines, then "rows columns entries" ("rows columns" for an array).
+  const std::string size_line = array ? "'rows columns'" : "'rows columns entries'";
   for (;;) {
-    if (!in.next(line)) fail(in, "file ends before the size line 'rows columns entries'");
+    if (!in.next(line)) fail(in, "file ends before the size line " + size_line);
     p = line.data();
     e = p + line.size();
     while (p != e && is_blank(*p)) ++p;
     if (p != e && *p != '%') break;
   }
   const char* q = p;
-  if (next_token(q, e).empty() || next_token(q, e).empty() || next_token(q, e).empty() ||
-      !next_token(q, e).empty())
-    fail(in, "expected the size line 'rows columns entries', got " + quoted(line));
+  if (next_token(q, e).empty() || next_token(q, e).empty() ||
+      (!array && next_token(q, e).empty()) || !next_token(q, e).empty())
+    fail(in, "expected the size line " + size_line + ", got " + quoted(line));
   const long line_no = in.line_number();
   const long long m = parse_number<long long>(line_no, p, e, "row count");
   const long long n = parse_number<long long>(line_no, p, e, "column count");
-  const long long nnz = parse_number<long long>(line_no, p, e, "entry count");
+  const long long nnz = array ? m * n : parse_number<long long>(line_no, p, e, "entry count");
   constexpr long long kMaxOrdinal = std::numeric_limits<Ordinal>::max();
   if (m < 0 || n < 0 || nnz < 0) fail(in, "negative size in the size line " + quoted(line));
   if (m > kMaxOrdinal || n > kMaxOrdinal)
@@ -726,6 +736,55 @@ CsrMatrix<S> read_matrix_market(const std::string& path, const ReadOptions& opti
   return a;
 }
 
+template <class S>
+std::vector<S> read_matrix_market_vector(const std::string& path, ReadReport* report_out) {
+  LineReader in(path, kReadChunk, false);
+  const Header h = read_header(in, true);
+  if (h.info.ncols != 1)
+    fail(in, "a " + std::to_string(h.info.nrows) + " x " + std::to_string(h.info.ncols) +
+                 " array is not a vector (rows x 1)");
+  ReadReport report;
+  report.info = h.info;
+  Budget(h, in.path()).take(std::size_t(h.info.nrows) * sizeof(S), "its values");
+  std::vector<S> v;
+  v.reserve(std::size_t(h.info.nrows));
+  std::string_view line;
+  while (in.next(line)) {
+    const char* p = line.data();
+    const char* e = p + line.size();
+    while (p != e && is_blank(*p)) ++p;
+    if (p == e || *p == '%') continue;  // blank lines and comments
+    if (v.size() == std::size_t(h.info.nrows))
+      fail(in, "more values than the " + std::to_string(h.info.nrows) + " the size line says");
+    try {
+      v.push_back(parse_value<S>(in.line_number(), p, e, report));
+      if (!next_token(p, e).empty()) fail_at(in.line_number(), "expected one value a line");
+    } catch (const LineError& err) {
+      throw ParseError(in.path(), err.line, err.message);
+    }
+  }
+  if (v.size() != std::size_t(h.info.nrows))
+    fail(in, "file ends after " + std::to_string(v.size()) + " of " + std::to_string(h.info.nrows) +
+                 " values");
+  add_warnings<S>(h, report);
+  if (report_out) *report_out = std::move(report);
+  return v;
+}
+
+template <class S>
+void write_matrix_market_vector(const std::string& path, const S* v, std::size_t n) {
+  detail::TextWriter out(path);
+  out.write("%%MatrixMarket matrix array real general\n");
+  out.write(std::to_string(n) + " 1\n");
+  for (std::size_t i = 0; i < n; ++i) {
+    char* p = out.space(64);
+    p = std::to_chars(p, p + 32, v[i]).ptr;  // shortest exact round trip
+    *p++ = '\n';
+    out.commit(p);
+  }
+  out.close();
+}
+
 PatternCounts read_matrix_market_counts(const std::string& path, const ReadOptions& options,
                                         ReadReport& report) {
   LineReader in(path, read_chunk(host_threads()), options.progress);
@@ -793,5 +852,9 @@ template CsrMatrix<double> read_matrix_market<double>(const std::string&, const 
                                                       ReadReport*);
 template void write_matrix_market<float>(const std::string&, const CsrMatrix<float>&);
 template void write_matrix_market<double>(const std::string&, const CsrMatrix<double>&);
+template std::vector<float> read_matrix_market_vector<float>(const std::string&, ReadReport*);
+template std::vector<double> read_matrix_market_vector<double>(const std::string&, ReadReport*);
+template void write_matrix_market_vector<float>(const std::string&, const float*, std::size_t);
+template void write_matrix_market_vector<double>(const std::string&, const double*, std::size_t);
 
 }  // namespace kspmv::io

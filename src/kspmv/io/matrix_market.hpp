@@ -1,5 +1,5 @@
 // Matrix Market (.mtx and .mtx.gz) reader and writer: coordinate format, real/integer/pattern
-// fields, general/symmetric/skew-symmetric storage.
+// fields, general/symmetric/skew-symmetric storage; dense vectors in array format.
 #pragma once
 
 #include <string>
@@ -77,11 +77,33 @@ PatternCounts read_matrix_market_counts(const std::string& path, const ReadOptio
 template <class Scalar>
 void write_matrix_market(const std::string& path, const CsrMatrix<Scalar>& a);
 
+// A dense vector: an 'array real general' (or integer) Matrix Market file of rows x 1, one value
+// a line ("-": standard input; gzip recognized as by read_matrix_market). Throws ParseError
+// naming the file and line for anything malformed: another format, more than one column, too
+// few or too many values. Non-finite, overflowing and underflowing values are counted in
+// `report` (the caller decides), as read_matrix_market does.
+template <class Scalar>
+std::vector<Scalar> read_matrix_market_vector(const std::string& path,
+                                              ReadReport* report = nullptr);
+
+// Writes v[0..n) as 'array real general' n x 1, each value in the shortest form that reads back
+// to the same bits; replaced safely and gzip-compressed by the name, as write_matrix_market.
+template <class Scalar>
+void write_matrix_market_vector(const std::string& path, const Scalar* v, std::size_t n);
+
 extern template CsrMatrix<float> read_matrix_market<float>(const std::string&, const ReadOptions&,
                                                            ReadReport*);
 extern template CsrMatrix<double> read_matrix_market<double>(const std::string&, const ReadOptions&,
                                                              ReadReport*);
 extern template void write_matrix_market<float>(const std::string&, const CsrMatrix<float>&);
 extern template void write_matrix_market<double>(const std::string&, const CsrMatrix<double>&);
+extern template std::vector<float> read_matrix_market_vector<float>(const std::string&,
+                                                                    ReadReport*);
+extern template std::vector<double> read_matrix_market_vector<double>(const std::string&,
+                                                                      ReadReport*);
+extern template void write_matrix_market_vector<float>(const std::string&, const float*,
+                                                       std::size_t);
+extern template void write_matrix_market_vector<double>(const std::string&, const double*,
+                                                        std::size_t);
 
 }  // namespace kspmv::io

@@ -1,10 +1,12 @@
-// CG (Gao et al. 2024, Alg. 1) on the Operator: the SpMV is Operator::apply on the vectors of
-// Operator::cg_vectors, the vector updates and dot products its fused operations, enqueued one
-// iteration after another. The host learns of the stop from snapshots kLag iterations old, so
-// the devices never wait for it; the operations after the stop change nothing.
+// CG (Gao et al. 2024, Alg. 1; with Jacobi, PCG: Saad 2003, Alg. 9.1) on the Operator: the SpMV is
+// Operator::apply on the vectors of Operator::cg_vectors, the vector updates and dot products its
+// fused operations, enqueued one iteration after another. The host learns of the stop from
+// snapshots kLag iterations old, so the devices never wait for it; the operations after the stop
+// change nothing.
 #include "kspmv/solvers/cg.hpp"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "kspmv/core/error.hpp"
@@ -19,11 +21,16 @@ constexpr int kLag = 2;
 }  // namespace
 
 template <class S>
-CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
+CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o, const Jacobi<S>* m,
+            const CgMonitor& monitor) {
   if (a.nrows() != a.ncols()) throw InvalidArgument("cg: the matrix must be square");
   if (!(o.tolerance >= 0) || o.max_iterations < 0)
     throw InvalidArgument("cg: tolerance must be >= 0 and max_iterations >= 0");
   const std::size_t n = a.nrows();
+  if (m && m->inverse_diagonal().size() != n)
+    throw InvalidArgument("cg: the preconditioner is for " +
+                          std::to_string(m->inverse_diagonal().size()) + " rows, the matrix has " +
+                          std::to_string(n));
   double bb = 0;
   for (std::size_t i = 0; i < n; ++i) bb += double(b[i]) * double(b[i]);
   const double bnorm = std::sqrt(bb);
@@ -37,23 +44,29 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   // The host's vector operations are Kokkos launches too (kspmv::host_kokkos_lock).
   const auto host = host_kokkos_lock(a.options().backend != Backend::Cuda);
   const auto v = a.cg_vectors();
-  v->load(b, x);
+  v->load(b, x, m ? m->inverse_diagonal().data() : nullptr);
   a.apply(S(-1), v->x(), S(1), v->r());  // r = b - A x
   v->start(bnorm, o.tolerance);
-  CgState st = v->state(v->snapshot());
+  int seen = -1;  // the last iteration the monitor saw
+  const auto read = [&](int k) {
+    const CgState s = v->state(k);
+    if (monitor && s.iterations > seen) monitor(seen = s.iterations, std::sqrt(s.rr) / bnorm);
+    return s;
+  };
+  CgState st = read(v->snapshot());
   int issued = 0, last = 0, next = 1;  // snapshots taken, and the next one to read
   while (!st.stopped && issued < o.max_iterations) {
     v->iterate([&] {
       a.apply(S(1), v->p(), S(0), v->q());  // q = A p
       v->dot_pq();                          // p'q, and the stop when A is not positive along p
-      v->update_r();                        // r -= alpha q, with r'r
-      v->update_xp();                       // x += alpha p, p = r + beta p, the convergence test
+      v->update_r();                        // r -= alpha q, with r'r and r'M^-1 r
+      v->update_xp();  // x += alpha p, p = M^-1 r + beta p, the convergence test
     });
     last = v->snapshot();
     ++issued;
-    if (last - next >= kLag) st = v->state(next++);
+    if (last - next >= kLag) st = read(next++);
   }
-  while (!st.stopped && next <= last) st = v->state(next++);  // the first stopped snapshot
+  while (!st.stopped && next <= last) st = read(next++);  // the first stopped snapshot
   v->store(x);
   res.iterations = st.iterations;
   res.replay = v->replay();
@@ -69,7 +82,9 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   return res;
 }
 
-template CgResult cg(Operator<float>&, const float*, float*, const CgOptions&);
-template CgResult cg(Operator<double>&, const double*, double*, const CgOptions&);
+template CgResult cg(Operator<float>&, const float*, float*, const CgOptions&, const Jacobi<float>*,
+                     const CgMonitor&);
+template CgResult cg(Operator<double>&, const double*, double*, const CgOptions&,
+                     const Jacobi<double>*, const CgMonitor&);
 
 }  // namespace kspmv
