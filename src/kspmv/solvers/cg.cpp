@@ -16,13 +16,24 @@ namespace {
 // Iterations the host lets the devices run ahead of the last state it read (< kCgSnapshots).
 constexpr int kLag = 2;
 
-}  // namespace
-
+// Restores the operator's vector order (Operator::use_permuted_order) when it goes.
 template <class S>
-CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
-  if (a.nrows() != a.ncols()) throw InvalidArgument("cg: the matrix must be square");
-  if (!(o.tolerance >= 0) || o.max_iterations < 0)
-    throw InvalidArgument("cg: tolerance must be >= 0 and max_iterations >= 0");
+class PermutedOrder {
+ public:
+  explicit PermutedOrder(Operator<S>& a) : a_(a), was_(a.permuted_order()) {
+    a.use_permuted_order(true);
+  }
+  ~PermutedOrder() { a_.use_permuted_order(was_); }
+
+ private:
+  Operator<S>& a_;
+  bool was_;
+};
+
+// The solve in the operator's own order: the caller's, or the permuted one of a reordered
+// operator (whose vectors, CG's included, hold that order).
+template <class S>
+CgResult cg_in_order(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   const std::size_t n = a.nrows();
   double bb = 0;
   for (std::size_t i = 0; i < n; ++i) bb += double(b[i]) * double(b[i]);
@@ -66,6 +77,29 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
   for (S e : r) rr += double(e) * double(e);
   res.relative_residual = std::sqrt(rr) / bnorm;
   res.converged = std::sqrt(st.rr) / bnorm <= o.tolerance;
+  return res;
+}
+
+}  // namespace
+
+// With a reordering (Options::reorder), b and x are permuted once and CG runs on P A P^T: no
+// gather or scatter around its SpMVs.
+template <class S>
+CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o) {
+  if (a.nrows() != a.ncols()) throw InvalidArgument("cg: the matrix must be square");
+  if (!(o.tolerance >= 0) || o.max_iterations < 0)
+    throw InvalidArgument("cg: tolerance must be >= 0 and max_iterations >= 0");
+  const std::vector<Ordinal>& perm = a.permutation();
+  if (perm.empty()) return cg_in_order(a, b, x, o);
+  const std::size_t n = perm.size();
+  std::vector<S> pb(n), px(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    pb[i] = b[perm[i]];
+    px[i] = x[perm[i]];
+  }
+  const PermutedOrder<S> order(a);
+  const CgResult res = cg_in_order(a, pb.data(), px.data(), o);
+  for (std::size_t i = 0; i < n; ++i) x[perm[i]] = px[i];
   return res;
 }
 

@@ -15,6 +15,8 @@ namespace kspmv {
 // for a non-square operator or options out of range. b == 0 returns x = 0 after 0 iterations.
 // ms_per_iteration: the time from the start of the iterations to the stop (device time on a
 // device) over the iterations.
+// A reordered operator (Options::reorder): b and x are permuted once, CG runs in the permuted
+// order (no gather or scatter around its SpMVs), and x comes back in the caller's order.
 template <class Scalar>
 CgResult cg(Operator<Scalar>& a, const Scalar* b, Scalar* x, const CgOptions& options = {});
 
