@@ -9,7 +9,10 @@
 // recomputed on the host (serial reference SpMV). Each row also has the operator's SpMV alone (a
 // burst of --reps applies on its vectors, back to back as CG's are) and iteration_over_spmv, the
 // CG iteration over that SpMV. Writes cg_bench.csv, cg_bench.json and summary.json into --out
-// after every matrix; stops starting new matrices after --time-limit seconds.
+// after every matrix; stops starting new matrices after --time-limit seconds. With --reorder, a
+// one-GPU row on P A P^T (Options::reorder; CG in the permuted order) whose end_to_end_ms (set-up,
+// the ordering included, and the first solve) sets against the 1gpu row's; --shift makes graphs
+// that are not SPD (k-mer) SPD.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -35,6 +38,8 @@ struct Args {  // read_args() sets every field
   double tol = 0, time_limit_s = 0;
   Kernel kernel = Kernel::Auto;
   bool graphs = true, signals = true;
+  Reorder reorder = Reorder::None;
+  double shift = 0;
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -59,6 +64,9 @@ Args read_args(const ParsedArgs& in) {
   a.devices = cuda_devices(in.text("devices", "all"));
   a.graphs = in.choice("graphs", "on", {"on", "off"}) == "on";
   a.signals = in.choice("signals", "on", {"on", "off"}) == "on";
+  a.reorder = parse_reorder(in.text("reorder", "none"));
+  a.shift = in.number("shift", 0);
+  if (!(a.shift >= 0)) throw UsageError("--shift must be >= 0");
   if (a.devices.size() == 1) a.devices.push_back(a.devices.front());  // two virtual devices
   return a;
 }
@@ -69,11 +77,13 @@ struct Variant {
   const char* partition;
   const char* exchange;
   bool one_gpu;
-  int chunks = 1;       // nz: blocks per device (the halo hides under the blocks that need none)
-  bool choose = false;  // as many of the devices as pay for themselves (Options::choose_devices)
+  int chunks = 1;          // nz: blocks per device (the halo hides under the blocks that need none)
+  bool choose = false;     // as many of the devices as pay for themselves (Options::choose_devices)
+  bool reordered = false;  // Options::reorder = --reorder (run only with one)
 };
 const Variant kVariants[] = {
     {"1gpu", "nz", "allgather", true},
+    {"1gpu-reordered", "nz", "allgather", true, 1, false, true},
     {"allgather-lra", "lra", "allgather", false},
     {"allgather-lra-rc", "lra-rc", "allgather", false},
     {"halo", "nz", "halo", false},
@@ -83,18 +93,41 @@ const Variant kVariants[] = {
 };
 
 struct Result {
-  std::string matrix, precision, variant, partition, exchange, kernels, note;
+  std::string matrix, precision, variant, partition, exchange, kernels, note, reorder = "none";
   Offset nnz = 0;
   int gpus = 1, iterations = 0, solves = 0;
   double ms_per_iteration = NAN, speedup = NAN, rel_residual = NAN, host_rel_residual = NAN,
-         setup_ms = NAN, tol = NAN, spmv_ms = NAN, iteration_over_spmv = NAN;
+         setup_ms = NAN, tol = NAN, spmv_ms = NAN, iteration_over_spmv = NAN, reorder_ms = 0,
+         end_to_end_ms = NAN;
   bool converged = false, iterations_match = true, ok = true;
 };
 
+// a with each diagonal entry set to shift + the absolute sum of its row's other entries: a
+// symmetric matrix becomes SPD (diagonally dominant), the graph Laplacian of |A| plus shift*I.
 template <class S>
-void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& args,
+CsrMatrix<S> shifted(const CsrMatrix<S>& a, double shift) {
+  CsrMatrix<S> b(a.nrows, a.ncols, a.nnz() + a.nrows);
+  Offset at = 0;
+  for (Ordinal i = 0; i < a.nrows; ++i) {
+    b.row_ptr(i) = at;
+    const Offset diag = at++;
+    double sum = shift;
+    for (Offset p = a.row_ptr(i); p < a.row_ptr(i + 1); ++p) {
+      if (a.col_idx(p) == i) continue;
+      sum += std::abs(double(a.values(p)));
+      b.col_idx(at) = a.col_idx(p), b.values(at++) = a.values(p);
+    }
+    b.col_idx(diag) = i, b.values(diag) = S(sum);
+  }
+  b.row_ptr(a.nrows) = at;
+  return b;
+}
+
+template <class S>
+void bench_matrix(const std::string& name, const CsrMatrix<S>& given, const Args& args,
                   std::vector<Result>& out) {
-  if (a.nrows != a.ncols) throw InvalidArgument(name + " is not square");
+  if (given.nrows != given.ncols) throw InvalidArgument(name + " is not square");
+  const CsrMatrix<S> a = args.shift > 0 ? shifted(given, args.shift) : given;
   const std::vector<S> b = random_values<S>(a.nrows, std::hash<std::string>{}(name));
   std::vector<S> x(a.nrows), r(a.nrows);
   double bnorm = 0;
@@ -105,6 +138,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   double ms1 = NAN;
   int iters1 = -1;
   for (const Variant& v : kVariants) {
+    if (v.reordered && args.reorder == Reorder::None) continue;
     Result res;
     res.matrix = name, res.precision = precision_name<S>(), res.nnz = a.nnz();
     res.variant = v.name, res.partition = v.partition, res.exchange = v.exchange;
@@ -118,9 +152,11 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       o.partition = v.partition, o.exchange = v.exchange, o.tune_partition = false;
       o.chunks = v.chunks, o.choose_devices = v.choose, o.graphs = args.graphs;
       o.signals = args.signals;
+      if (v.reordered) o.reorder = args.reorder;
       const auto t0 = Clock::now();
       Operator<S> op(a, o);
       res.setup_ms = ms_since(t0);
+      res.reorder = to_string(op.reorder()), res.reorder_ms = op.timings().reorder_ms;
       res.gpus = static_cast<int>(op.options().devices.size());
       if (res.gpus == 1) {
         res.kernels = to_string(op.kernel());
@@ -143,7 +179,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
         total_ms += ms_since(t1);
         if (res.solves++ == 0)
           res.iterations = cgr.iterations, res.converged = cgr.converged,
-          res.rel_residual = cgr.relative_residual, res.note = cgr.replay;
+          res.rel_residual = cgr.relative_residual, res.note = cgr.replay,
+          res.end_to_end_ms = res.setup_ms + total_ms;
         if (cgr.iterations > 0)
           res.ms_per_iteration = std::min(res.ms_per_iteration, cgr.ms_per_iteration);
       } while (total_ms < 300 && res.solves < 10 && res.iterations > 0);
@@ -154,7 +191,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
       double rn = 0;
       for (S e : r) rn += double(e) * double(e);
       res.host_rel_residual = bnorm > 0 ? std::sqrt(rn) / bnorm : std::sqrt(rn);
-      if (v.one_gpu) ms1 = res.ms_per_iteration, iters1 = res.iterations;
+      if (v.one_gpu && !v.reordered) ms1 = res.ms_per_iteration, iters1 = res.iterations;
       res.speedup = ms1 / res.ms_per_iteration;
       res.iterations_match =
           iters1 >= 0 && std::abs(res.iterations - iters1) <= std::max(2, iters1 / 50);
@@ -201,6 +238,9 @@ Record record(const Result& r) {
           {"host_rel_residual", r.host_rel_residual},
           {"tol", r.tol},
           {"setup_ms", r.setup_ms},
+          {"reorder", r.reorder},
+          {"reorder_ms", r.reorder_ms},
+          {"end_to_end_ms", r.end_to_end_ms},
           {"solves", r.solves},
           {"ok", r.ok},
           {"note", r.note}};
@@ -219,7 +259,7 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
   write_results(args.out, "cg_bench", header, rows, rows,
                 {"matrix", "nnz", "precision", "gpus", "variant", "partition", "exchange",
                  "iterations", "converged", "ms_per_iteration", "iteration_over_spmv",
-                 "speedup_vs_1gpu", "host_rel_residual", "ok"});
+                 "speedup_vs_1gpu", "host_rel_residual", "end_to_end_ms", "ok"});
 }
 
 int run(const ParsedArgs& parsed) {
@@ -286,6 +326,11 @@ Command command() {
       {"signals", "on|off",
        "halo on distinct GPUs ordered by flags the GPUs raise (default on; off: by events)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 170)"},
+      {"reorder", "none|auto|rcm|degree",
+       "also a one-GPU row on the reordered matrix (Options::reorder; default none)"},
+      {"shift", "S",
+       "set each diagonal to S + its row's other absolute values, so that symmetric graphs "
+       "(k-mer) are SPD (default 0: the matrices as they are)"},
       kOutOption,
   };
   c.run = run;

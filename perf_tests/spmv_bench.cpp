@@ -13,7 +13,13 @@
 // time of the kernel it kept. --large: matrices beyond a device's memory or 2^31 non-zeros, one
 // CUDA operator each (the residency it chooses under --device-memory-cap): a streamed one timed
 // against the bare copy of its bytes from pinned memory in the same rounds (over_h2d), every
-// result checked on sampled rows (a full reference of 40 GB costs too much).
+// result checked on sampled rows (a full reference of 40 GB costs too much). --reorder: two rows
+// of a CUDA operator (Kernel::Auto) on P A P^T (Options::reorder), timed in the same rounds as
+// cuSPARSE on the caller's order: "reordered" takes x and returns y in the caller's order (gather
+// and scatter included), "reordered-permuted" works in the permuted order; both checked on a
+// poisoned y, with the reorder's host set-up in SpMVs of that apply (reorder_spmvs). summary.json
+// carries the geomeans of both over cuSPARSE and auto_min_over_best (the least ratio, over the
+// matrices and precisions, of the fastest kernel's time to the auto row's).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -31,6 +37,7 @@
 #include "backends/cuda/memory.hpp"
 #include "bench_common.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
+#include "kspmv/operator.hpp"
 #include "kspmv/registry.hpp"
 #include "testing/reference.hpp"
 
@@ -62,6 +69,7 @@ struct Args {  // read_args() sets every field
   Residency residency = Residency::Auto;
   std::size_t cap = 0;  // Options::device_memory_limit
   int sample_rows = 0;
+  Reorder reorder = Reorder::None;  // the reordered rows (bench_reordered)
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -91,6 +99,8 @@ Args read_args(const ParsedArgs& in) {
   if (!a.large && (in.has("residency") || a.cap > 0))
     throw UsageError("--residency and --device-memory-cap apply to --large runs");
   a.sample_rows = static_cast<int>(in.integer("sample-rows", 4096, 1, 1 << 24));
+  a.reorder = parse_reorder(in.text("reorder", "none"));
+  if (a.large && a.reorder != Reorder::None) throw UsageError("--reorder and --large exclude");
   return a;
 }
 
@@ -108,6 +118,7 @@ struct Result {
   // auto-tuned only: the operator's time over the kernel it kept, bare, for single applies and
   // for bursts of kBurst applies back to back (a solver's loop)
   double over_kernel = NAN, over_kernel_burst = NAN;
+  double reorder_spmvs = NAN;  // reordered rows: the reorder's set-up over this row's apply
   bool ok = true;
 };
 
@@ -183,6 +194,90 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     std::cerr << "ERROR " << e.what() << "\n";
   }
   return r;
+}
+
+// The error of a y given in the order of perm (entry i is y[perm[i]]) against ref.
+template <class S>
+double permuted_error(std::vector<S> y, const std::vector<Ordinal>& perm,
+                      const std::vector<S>& ref) {
+  std::vector<S> back(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) back[perm[i]] = y[i];
+  return reference::rel_l2_error(back.data(), ref.data(), back.size());
+}
+
+// --reorder: the CUDA operator on P A P^T in the caller's order and in the permuted one, timed
+// in the same rounds as cuSPARSE (`cusparse`) on the caller's buffers, each checked on a y
+// poisoned first.
+template <class S>
+std::vector<Result> bench_reordered(const std::string& name, const CsrMatrix<S>& a,
+                                    const std::vector<S>& x, const std::vector<S>& ref,
+                                    cuda::DeviceSpmv<S>& cusparse, cuda::DeviceBuffer<S>& dx,
+                                    cuda::DeviceBuffer<S>& dy, cudaStream_t stream,
+                                    const Args& args, double copy) {
+  std::vector<Result> rows(2);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Result& r = rows[i];
+    r.matrix = name, r.precision = precision_name<S>();
+    r.kernel = std::string(i == 0 ? "reordered:" : "reordered-permuted:") + to_string(args.reorder);
+    r.m = a.nrows, r.n = a.ncols, r.nnz = a.nnz();
+    r.matrix_gb = matrix_gigabytes(a);
+  }
+  std::cerr << "  " << rows[0].precision << " reorder " << to_string(args.reorder) << " ... "
+            << std::flush;
+  try {
+    Options o;
+    o.backend = Backend::Cuda, o.kernel = Kernel::Auto, o.reorder = args.reorder;
+    o.devices = {args.device}, o.validate = false;
+    Operator<S> op(a, o);
+    const std::vector<Ordinal>& perm = op.permutation();
+    cuda::DeviceBuffer<S> dxp(a.ncols), dyp(a.nrows);
+    std::vector<S> xp(x.size()), y(a.nrows);
+    for (std::size_t i = 0; i < xp.size(); ++i) xp[i] = perm.empty() ? x[i] : x[perm[i]];
+    dxp.upload(xp.data());
+    const auto caller = [&] {
+      op.use_permuted_order(false);
+      op.apply(stream, S(1), dx.data(), S(0), dy.data());
+    };
+    const auto permuted = [&] {
+      op.use_permuted_order(true);
+      op.apply(stream, S(1), dxp.data(), S(0), dyp.data());
+    };
+    for (int i = 0; i < 2; ++i) {
+      cuda::DeviceBuffer<S>& out = i == 0 ? dy : dyp;
+      KSPMV_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xff, out.bytes(), stream));
+      if (i == 0)
+        caller();
+      else
+        permuted();
+      KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+      out.download(y.data());
+      rows[i].rel_error = i == 0 || perm.empty()
+                              ? reference::rel_l2_error(y.data(), ref.data(), y.size())
+                              : permuted_error(y, perm, ref);
+      rows[i].ok = rows[i].rel_error <= reference::tolerance<S>();
+    }
+    const auto base = [&] { cusparse.run(S(1), dx.data(), S(0), dy.data(), stream); };
+    const std::vector<double> t = time_interleaved_ms({base, caller, permuted}, stream, args.reps);
+    const Timings ot = op.timings();
+    for (int i = 0; i < 2; ++i) {
+      Result& r = rows[i];
+      r.ms = t[i + 1];
+      r.gbps = effective_bytes(a) / (r.ms * 1e6);
+      r.copy_ratio = r.gbps / copy;
+      r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
+      r.speedup = t[0] / r.ms;
+      r.reorder_spmvs = ot.reorder_ms / r.ms;
+      r.note = std::string("kept ") + to_string(op.reorder()) + ", kernel " +
+               to_string(op.kernel()) + ", set-up " + fmt(ot.reorder_ms) + " ms on the host (" +
+               fmt(r.reorder_spmvs) + " SpMVs), model " + fmt(ot.reorder_model);
+    }
+    std::cerr << fmt(rows[0].ms) << " / " << fmt(rows[1].ms) << " ms, x" << fmt(rows[0].speedup)
+              << " / x" << fmt(rows[1].speedup) << " cuSPARSE, " << rows[0].note << "\n";
+  } catch (const Error& e) {
+    for (Result& r : rows) r.ok = false, r.note = e.what();
+    std::cerr << "ERROR " << e.what() << "\n";
+  }
+  return rows;
 }
 
 template <class S>
@@ -297,6 +392,11 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
   }
   if (args.autotune)
     out.push_back(bench_autotuned(name, a, ref, d, dx, dy, stream.get(), args, copy, cusparse_ms));
+  if (args.reorder != Reorder::None) {
+    const auto cusparse = cuda::make_device_spmv(Kernel::Cusparse, d, host);
+    for (Result& r : bench_reordered(name, a, x, ref, *cusparse, dx, dy, stream.get(), args, copy))
+      out.push_back(r);
+  }
 }
 
 // Sampled rows of a matrix too large for a full reference: the first and last ones, those around
@@ -433,7 +533,39 @@ Record record(const Result& r) {
           {"h2d_gbps", r.h2d_gbps},
           {"over_h2d", r.over_h2d},
           {"cusparse_copy_spmv_ms", r.cusparse_copy_spmv_ms},
+          {"reorder_spmvs", r.reorder_spmvs},
           {"note", r.note}};
+}
+
+// The geomean of speedup_vs_cusparse over the rows whose kernel starts with `prefix` (NaN: none).
+double geomean_speedup(const std::vector<Result>& results, const std::string& prefix) {
+  double logs = 0;
+  int count = 0;
+  for (const Result& r : results)
+    if (r.kernel.rfind(prefix, 0) == 0 && std::isfinite(r.speedup) && r.ok)
+      logs += std::log(r.speedup), ++count;
+  return count ? std::exp(logs / count) : NAN;
+}
+
+// The least, over matrices and precisions, of the fastest resident CUDA kernel's time (the
+// registry's rows that Auto may pick: no fixed lanes, no autotuning, no reordering, no Kokkos)
+// over the auto row's (NaN: no auto row).
+double auto_min_over_best(const std::vector<Result>& results) {
+  const auto candidate = [](const Result& r) {
+    const std::string& k = r.kernel;
+    return r.ok && r.residency == "resident" && k.find(":v=") == std::string::npos &&
+           k.rfind("reordered", 0) != 0 && k.rfind("kokkos-", 0) != 0 && k != "auto-tuned";
+  };
+  double least = NAN;
+  for (const Result& a : results) {
+    if (a.kernel != "auto") continue;
+    double best = a.ms;
+    for (const Result& r : results)
+      if (r.matrix == a.matrix && r.precision == a.precision && candidate(r))
+        best = std::min(best, r.ms);
+    if (std::isfinite(best / a.ms) && !(least <= best / a.ms)) least = best / a.ms;
+  }
+  return least;
 }
 
 void write_outputs(const Args& args, const std::vector<Result>& results, double copy) {
@@ -449,9 +581,16 @@ void write_outputs(const Args& args, const std::vector<Result>& results, double 
   }
   write_results(
       args.out, "spmv_bench",
-      {{"device", device_name(args.device)}, {"date", utc_date()}, {"copy_gbps", copy}}, rows, full,
+      {{"device", device_name(args.device)},
+       {"date", utc_date()},
+       {"copy_gbps", copy},
+       {"reorder_geomean_vs_cusparse", geomean_speedup(results, "reordered:")},
+       {"reorder_permuted_geomean_vs_cusparse", geomean_speedup(results, "reordered-permuted:")},
+       {"auto_min_over_best", auto_min_over_best(results)}},
+      rows, full,
       {"matrix", "nnz", "precision", "kernel", "residency", "device_memory_cap_gb", "matrix_gb",
-       "ms", "gbps", "copy_ratio", "over_h2d", "speedup_vs_cusparse", "rel_error"});
+       "ms", "gbps", "copy_ratio", "over_h2d", "speedup_vs_cusparse", "reorder_spmvs",
+       "rel_error"});
 }
 
 void print_table(const std::vector<Result>& results) {
@@ -528,6 +667,9 @@ Command command() {
       {"residency", "auto|resident|streamed", "with --large (default auto)"},
       kDeviceMemoryCapOption,
       {"sample-rows", "N", "with --large: rows checked against the reference (default 4096)"},
+      {"reorder", "none|auto|rcm|degree",
+       "also the CUDA operator (kernel auto) on P A P^T, in the caller's order and in the "
+       "permuted one, against cuSPARSE in the same rounds (default none)"},
       kOutOption,
   };
   c.run = run;

@@ -126,6 +126,8 @@ TEST(AutoRule, FollowsTheDocumentedThresholds) {
   EXPECT_EQ(auto_kernel(shape(big, 30, 15, 0.26), 8), Kernel::CsrVector);  // geometric graph
   EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 8), Kernel::Seg);             // uniform, double
   EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 4), Kernel::Cusparse);        // float
+  EXPECT_EQ(auto_kernel(shape(big, 16, 16, 0), 8), Kernel::Seg);  // uniform 1e7 x 16 (issue 35)
+  EXPECT_EQ(auto_kernel(shape(big, 18, 17, 0.1), 8), Kernel::CsrVector);
 }
 
 // CSR-Vector's lanes per row (kernel_choice.hpp).

@@ -99,6 +99,10 @@ expect(0 "check .*: ok" spmv ${small})
 expect(0 "check .*: ok" spmv ${small} --kernel coo --precision float --alpha 2 --beta 0.5 --iters 3)
 expect(0 "^{\"matrix\":.*\"ok\":true}\n$" spmv ${small} --kernel csc --json)
 expect(0 "\"devices\":\\[0\\],\"choose_devices\":false,\"partition\":null,\"exchange\":null" spmv ${small} --json)
+# reorder: rcm kept and reported with its set-up; auto on a numbered grid keeps none
+expect(0 "\"reorder_requested\":\"rcm\",\"reorder\":\"rcm\",\"reorder_ms\":.*\"ok\":true" spmv ${small} --reorder rcm --json)
+expect(0 "\"reorder\":\"none\"" spmv ${small} --reorder auto --json)
+expect(2 "" spmv ${small} --reorder nosuch)
 # residency: auto by default, resident on the host (no device); the JSON says both
 expect(0 "residency resident \\(asked: auto\\).*check .*: ok" spmv ${small})
 expect(0 "\"residency_requested\":\"auto\",\"residency\":\"resident\",\"device_memory_cap_gb\":null" spmv ${small} --json)

@@ -82,7 +82,12 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         .field("partition_ms", ot.partition_ms)
         .field("upload_ms", ot.upload_ms)
         .field("setup_ms", ot.setup_ms)
-        .field("tune_ms", ot.tune_ms);
+        .field("tune_ms", ot.tune_ms)
+        .field("reorder_requested", to_string(options.reorder))
+        .field("reorder", to_string(op.reorder()))
+        .field("reorder_ms", ot.reorder_ms)
+        .field("reorder_spmvs", ot.reorder_ms / t.ms)
+        .field("reorder_model", ot.reorder_model);
     if (multi) j.field("exchange_bytes", static_cast<long long>(ot.exchange_bytes));
     j.key("tuning").begin_array();  // what the tuners tried and kept
     for (const TuneTrial& tr : ot.trials)
@@ -108,6 +113,10 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         "%.3f ms\n",
         to_string(options.backend), to_string(op.kernel()), to_string(options.kernel),
         to_string(op.residency()), to_string(options.residency), ot.preprocess_ms);
+    if (options.reorder != Reorder::None)
+      std::printf("reorder    %s (asked: %s): %.3f ms on the host, %.1f SpMVs; model %.3f\n",
+                  to_string(op.reorder()), to_string(options.reorder), ot.reorder_ms,
+                  ot.reorder_ms / t.ms, ot.reorder_model);
     if (options.device_memory_limit > 0)
       std::printf("memory     device memory capped at %.3g GB\n",
                   options.device_memory_limit / 1e9);
@@ -146,6 +155,7 @@ int run(const ParsedArgs& args) {
   options.residency = parse_residency(args.text("residency", "auto"));
   options.device_memory_limit = device_memory_cap(args);
   options.autotune = args.flag("autotune");
+  options.reorder = parse_reorder(args.text("reorder", "none"));
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   options.partition = args.text("partition", options.partition);
   options.exchange = args.text("exchange", options.exchange);
@@ -192,6 +202,7 @@ Command spmv_command() {
       {"signals", "on|off", kSignalsHelp},
       {"autotune", "",
        "let kernel auto time its candidates on the first applies (CUDA, one device)"},
+      {"reorder", "none|auto|rcm|degree", kReorderHelp},
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},
   };

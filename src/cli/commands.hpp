@@ -57,6 +57,10 @@ inline const char* kChunksHelp =
 inline const char* kChooseDevicesHelp =
     "cuda, several --devices: use as many of them as pay for themselves by the cost model (the "
     "first k; --json lists them)";
+inline const char* kReorderHelp =
+    "square matrices: run on P A P^T, vectors gathered and scattered in the caller's order: none, "
+    "rcm (reverse Cuthill-McKee), degree (rows by decreasing length), auto (where the locality "
+    "model says it pays); ordered on the host (default none)";
 inline const char* kGraphsHelp =
     "cuda, several devices: replay each apply (and CG iteration) as one CUDA graph (default on; "
     "off: enqueue every step from the host)";

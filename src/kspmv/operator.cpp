@@ -5,8 +5,11 @@
 #include <limits>
 #include <string>
 
+#include "kspmv/analysis/locality.hpp"
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/timer.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/formats/permute.hpp"
 #include "kspmv/registry.hpp"
 #include "partitioners/cost_model.hpp"
 #include "partitioners/exchange.hpp"
@@ -110,13 +113,55 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
   ncols_ = a.ncols;
   if (options_.validate) a.validate();
   nnz_ = static_cast<std::size_t>(a.nnz());
-  impl_ = detail::make_operator_impl(a, options_);
-  source_ = a;  // shared: Mode::Transpose builds from it
+  const CsrMatrix<Scalar> b = reordered(a);
+  impl_ = detail::make_operator_impl(b, options_);
+  source_ = b;  // shared: Mode::Transpose builds from it
+  if (!perm_.empty() && options_.backend == Backend::Cuda)
+    device_permuter_ = detail::make_vector_permutation<Scalar>(perm_, options_.backend,
+                                                               Place::Device, options_.devices[0]);
+}
+
+template <class Scalar>
+CsrMatrix<Scalar> Operator<Scalar>::reordered(const CsrMatrix<Scalar>& a) {
+  if (options_.reorder == Reorder::None) return a;
+  if (a.nrows != a.ncols) {
+    if (options_.reorder == Reorder::Auto) return a;
+    throw InvalidArgument(std::string("Operator: reorder ") + to_string(options_.reorder) +
+                          " permutes a square matrix symmetrically (P A P^T); this one is " +
+                          std::to_string(a.nrows) + " x " + std::to_string(a.ncols));
+  }
+  const auto t0 = Clock::now();
+  analysis::ReorderChoice choice = analysis::choose_reorder(
+      a.row_ptr.data(), a.col_idx.data(), a.nrows, options_.reorder, sizeof(Scalar));
+  const analysis::ReorderEstimate& e = choice.estimate;
+  reorder_model_ = e.before > 0 ? (e.after + e.permute) / e.before : 0;
+  reorder_ = choice.reorder;
+  if (choice.perm.empty()) {
+    reorder_ms_ = ms_since(t0);
+    return a;
+  }
+  perm_ = std::move(choice.perm);
+  original_ = a;
+  CsrMatrix<Scalar> b = permute_symmetric(a, perm_);
+  reorder_ms_ = ms_since(t0);
+  return b;
+}
+
+template <class Scalar>
+VectorPermutation<Scalar>& Operator<Scalar>::permuter(Place place) {
+  auto& p = place == Place::Host ? host_permuter_ : device_permuter_;
+  if (!p)
+    p = detail::make_vector_permutation<Scalar>(perm_, options_.backend, place,
+                                                options_.devices[0]);
+  return *p;
 }
 
 template <class Scalar>
 void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
   resolve(options_);
+  if (options_.reorder != Reorder::None && options_.reorder != Reorder::Auto)
+    throw UnsupportedError(std::string("Operator: reorder ") + to_string(options_.reorder) +
+                           " orders a matrix given on the host; this one is in device memory");
   const auto host = host_kokkos_lock(options_.backend != Backend::Cuda);
   nrows_ = a.m;
   ncols_ = a.n;
@@ -191,17 +236,31 @@ void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar al
   OperatorImpl<Scalar>& run = mode == Mode::NoTranspose ? op : impl(mode);
   last_ = &run;
   const int columns = static_cast<int>(k);
-  if (place == Place::Host) {
+  const auto run_on = [&](const Scalar* xs, std::size_t ldxs, Scalar* ys, std::size_t ldys) {
+    if (place == Place::Host) {
+      if (columns == 1)
+        run.apply_host(alpha, xs, beta, ys);
+      else
+        run.apply_host_block(alpha, xs, ldxs, beta, ys, ldys, columns);
+      return;
+    }
     if (columns == 1)
-      run.apply_host(alpha, x, beta, y);
+      run.apply_device(alpha, xs, beta, ys, stream);
     else
-      run.apply_host_block(alpha, x, ldx, beta, y, ldy, columns);
+      run.apply_device_block(alpha, xs, ldxs, beta, ys, ldys, columns, stream);
+  };
+  if (perm_.empty() || permuted_order_) {
+    run_on(x, ldx, y, ldy);
     return;
   }
-  if (columns == 1)
-    run.apply_device(alpha, x, beta, y, stream);
-  else
-    run.apply_device_block(alpha, x, ldx, beta, y, ldy, columns, stream);
+  // P A P^T (or its transpose, P A^T P^T) on x and y gathered into the permuted order.
+  VectorPermutation<Scalar>& p = permuter(place);
+  Scalar* px = p.work(0, columns);
+  Scalar* py = p.work(1, columns);
+  p.gather(x, ldx, px, columns, stream);
+  if (beta != Scalar(0)) p.gather(y, ldy, py, columns, stream);
+  run_on(px, nx, py, ny);
+  p.scatter(py, y, ldy, columns, stream);
 }
 
 template <class Scalar>
@@ -248,7 +307,13 @@ void Operator<Scalar>::upload(const Scalar* host, std::size_t len,
     throw InvalidArgument("upload: " + std::to_string(len) + " entries for a " +
                           std::to_string(nrows_) + " x " + std::to_string(ncols_) + " operator");
   if (len > 0 && host == nullptr) throw InvalidArgument("upload: null host array");
-  impl().upload(host, len, v);
+  if (perm_.empty()) {
+    impl().upload(host, len, v);
+    return;
+  }
+  std::vector<Scalar> permuted(len);  // distributed vectors hold the permuted order
+  permuter(Place::Host).gather(host, len, permuted.data(), 1, nullptr);
+  impl().upload(permuted.data(), len, v);
 }
 
 template <class Scalar>
@@ -258,7 +323,13 @@ void Operator<Scalar>::download(const DistributedVector<Scalar>& v, std::size_t 
     throw InvalidArgument("download: y has " + std::to_string(nrows_) + " entries, not " +
                           std::to_string(len));
   if (len > 0 && host == nullptr) throw InvalidArgument("download: null host array");
-  impl().download(v, len, host);
+  if (perm_.empty()) {
+    impl().download(v, len, host);
+    return;
+  }
+  std::vector<Scalar> permuted(len);
+  impl().download(v, len, permuted.data());
+  permuter(Place::Host).scatter(permuted.data(), host, len, 1, nullptr);
 }
 
 template <class Scalar>
@@ -304,6 +375,16 @@ void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bo
   if (device_memory && !runs_on_device(options_.backend))
     throw InvalidArgument(std::string("update_values: the ") + to_string(options_.backend) +
                           " backend takes values in host memory");
+  HostView<Scalar> permuted;  // the values in the order of P A P^T
+  if (!perm_.empty()) {
+    HostView<Scalar> given = make_host_view<Scalar>("values", device_memory ? count : 0);
+    if (device_memory) detail::copy_device_to_host(given.data(), values, count * sizeof(Scalar));
+    permuted = make_host_view<Scalar>("values", count);
+    permute_values(original_, perm_, source_.row_ptr.data(), device_memory ? given.data() : values,
+                   permuted.data());
+    values = permuted.data();
+    device_memory = false;
+  }
   if (last_ == transpose_.get()) last_ = nullptr;
   transpose_.reset();  // rebuilt from the new values on its next use
   // The host matrix's values become a copy of the new ones (never the caller's old array) where
@@ -341,7 +422,10 @@ template <class Scalar>
 Timings Operator<Scalar>::timings() const {
   const auto claimed = claim();
   const OperatorImpl<Scalar>& op = impl();
-  return last_ ? last_->timings() : op.timings();
+  Timings t = last_ ? last_->timings() : op.timings();
+  t.reorder_ms = reorder_ms_;
+  t.reorder_model = reorder_model_;
+  return t;
 }
 
 template class Operator<float>;

@@ -30,6 +30,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "kspmv/core/kokkos.hpp"
 #include "kspmv/core/operator_impl.hpp"
@@ -215,15 +216,34 @@ class Operator {
   void synchronize();
 
   Kernel kernel() const;
+  // Options::reorder: the ordering the operator runs on (Reorder::Auto resolved; None where it
+  // keeps none) and its permutation, perm[new] = old (empty for none).
+  Reorder reorder() const {
+    return reorder_;
+  }
+  const std::vector<Ordinal>& permutation() const {
+    return perm_;
+  }
+  // With a permutation: apply on Views and pointers takes and returns vectors in the permuted
+  // order (entry i is the caller's entry perm[i]) when `permuted` is true, saving the gather of
+  // x and the scatter of y (for a solver that permutes its right-hand side once); false: the
+  // caller's order, the default. Distributed vectors always hold the permuted order.
+  void use_permuted_order(bool permuted) {
+    permuted_order_ = permuted;
+  }
+  bool permuted_order() const {
+    return permuted_order_;
+  }
   // Where the matrix lives during apply: Options::residency with Auto resolved (Resident on the
   // host backend).
   Residency residency() const;
   const Options& options() const {
     return options_;
   }
-  // The last apply's times (waits for it when it is still running on a device). Applies on
-  // device vectors are timed only with Options::time_applies (kernel_ms and total_ms are 0
-  // otherwise): timing events cost the device a few microseconds per apply.
+  // The last apply's times (waits for it when it is still running on a device), and the
+  // reordering's (Timings::reorder_ms). Applies on device vectors are timed only with
+  // Options::time_applies (kernel_ms and total_ms are 0 otherwise): timing events cost the
+  // device a few microseconds per apply.
   Timings timings() const;
   Ordinal nrows() const {
     return nrows_;
@@ -235,6 +255,10 @@ class Operator {
  private:
   void init(const CsrMatrix<Scalar>& a);
   void init_device(const DeviceCsrArrays<Scalar>& a);
+  // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself.
+  CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a);
+  // The gather and scatter of vectors in `place` (made on first use for host vectors).
+  VectorPermutation<Scalar>& permuter(Place place);
   OperatorImpl<Scalar>& impl() const;  // InvalidArgument after a move
   // Held while a call runs; InvalidArgument when another thread's call holds it (or after a
   // move). Host-type backends also hold host_kokkos_lock() (the second of the pair).
@@ -275,6 +299,12 @@ class Operator {
   std::unique_ptr<OperatorImpl<Scalar>> transpose_;  // built on the first Mode::Transpose
   CsrMatrix<Scalar> source_;          // the host matrix (shared) that the transpose comes from
   std::shared_ptr<const void> keep_;  // the caller's Views when built from Views
+  Reorder reorder_ = Reorder::None;
+  std::vector<Ordinal> perm_;    // perm[new] = old; empty without reordering
+  CsrMatrix<Scalar> original_;   // the caller's matrix (shared) that source_ permutes
+  bool permuted_order_ = false;  // use_permuted_order
+  double reorder_ms_ = 0, reorder_model_ = 0;
+  std::unique_ptr<VectorPermutation<Scalar>> host_permuter_, device_permuter_;
   std::unique_ptr<std::mutex> busy_ = std::make_unique<std::mutex>();  // claim()'s
 };
 

@@ -7,11 +7,13 @@
 #include "backends/host/host_operator.hpp"
 #include "backends/host/multi_device.hpp"
 #include "backends/host/space_adopt.hpp"
+#include "backends/host/vector_permutation.hpp"
 #include "kspmv/core/error.hpp"
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_operator.hpp"
+#include "backends/cuda/vector_permutation.hpp"
 #endif
 
 namespace kspmv {
@@ -196,6 +198,19 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
 #endif
 }
 
+template <class Scalar>
+std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::vector<Ordinal>& perm,
+                                                                   Backend backend, Place place,
+                                                                   int device) {
+  if (place == Place::Host) return host::make_vector_permutation<Scalar>(perm);
+#ifdef KSPMV_HAVE_CUDA
+  if (backend == Backend::Cuda) return cuda::make_vector_permutation<Scalar>(perm, device);
+#endif
+  (void)device;
+  throw UnsupportedError(std::string("reorder: the ") + to_string(backend) +
+                         " backend permutes vectors in host memory only");
+}
+
 template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const CsrMatrix<float>&,
                                                                  const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const CsrMatrix<double>&,
@@ -204,6 +219,10 @@ template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const DeviceCsr
                                                                  const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const DeviceCsrArrays<double>&,
                                                                   const Options&);
+template std::unique_ptr<VectorPermutation<float>> make_vector_permutation(
+    const std::vector<Ordinal>&, Backend, Place, int);
+template std::unique_ptr<VectorPermutation<double>> make_vector_permutation(
+    const std::vector<Ordinal>&, Backend, Place, int);
 
 }  // namespace detail
 

@@ -9,6 +9,7 @@
 
 #include "kspmv/core/kernel_info.hpp"
 #include "kspmv/core/operator_impl.hpp"
+#include "kspmv/core/vector_permutation.hpp"
 #include "kspmv/formats/csr.hpp"
 
 namespace kspmv {
@@ -55,6 +56,13 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
                                                          const Options& options);
+
+// Gathers and scatters through perm (perm[new] = old) for vectors in host memory, or in the
+// memory of `device` (the CUDA backend; UnsupportedError for kokkos-default on a device).
+template <class Scalar>
+std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::vector<Ordinal>& perm,
+                                                                   Backend backend, Place place,
+                                                                   int device);
 }  // namespace detail
 
 }  // namespace kspmv

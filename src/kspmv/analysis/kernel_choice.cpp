@@ -11,7 +11,7 @@ Kernel auto_kernel(const RowStats& s, std::size_t value_bytes) {
   if (skewed || cv > 1) return Kernel::Cusparse;
   if (s.mean_row < 6 && cv < 0.5) return Kernel::CsrVector;
   if (value_bytes < 8) return Kernel::Cusparse;
-  if (cv < 0.2 && s.mean_row < 12) return Kernel::Seg;
+  if (cv < 0.2 && s.mean_row <= 16) return Kernel::Seg;
   return Kernel::CsrVector;
 }
 

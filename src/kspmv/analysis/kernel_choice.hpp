@@ -26,8 +26,11 @@ inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 //     float, otherwise                                  -> cusparse (csr-vector measured 0.83x on
 //                                                          the geometric graph, 0.95x on the
 //                                                          27-point stencil)
-//     double, near-equal rows of up to 12 entries       -> seg (coalesced tiles, no padding; the
-//     (cv < 0.2; the uniform random family)                uniform random family)
+//     double, near-equal rows of up to 16 entries       -> seg (coalesced tiles, no padding; the
+//     (cv < 0.2; the uniform random family)                uniform random family; at 16 a row
+//                                                          and 1e7 rows, outside the benchmark
+//                                                          set, seg 1.017x cuSPARSE, csr-vector
+//                                                          0.923x: issue 35)
 //     double, otherwise                                 -> csr-vector
 // Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
 // measured faster than cuSPARSE, the rule keeps cuSPARSE. Options::autotune times the

@@ -70,6 +70,11 @@ struct Timings {
   double upload_ms = 0;      //   the matrix into device memory (its allocation and copies)
   double setup_ms = 0;       //   the rest: kernels' plans, the exchange's set-up, buffers
   double tune_ms = 0;        //   timing the candidates of the Auto exchange
+  // Options::reorder, on the host and not in preprocess_ms: the ordering (Auto: every candidate
+  // and the model) and P A P^T; the model's bytes of the permuted apply with its gather and
+  // scatter over those of the apply on A (analysis/locality.hpp; 0 without a model's estimate).
+  double reorder_ms = 0;
+  double reorder_model = 0;
   SetupPhases setup_phases;  // the first three, phase by phase (multi-device operators)
   double h2d_ms = 0;         // matrix or vector transfers to the device in the last apply
   double kernel_ms = 0;      // SpMV kernels of the last apply

@@ -39,6 +39,12 @@ constexpr std::pair<Residency, const char*> kResidencyNames[] = {
     {Residency::Streamed, "streamed"},
     {Residency::Auto, "auto"},
 };
+constexpr std::pair<Reorder, const char*> kReorderNames[] = {
+    {Reorder::None, "none"},
+    {Reorder::Auto, "auto"},
+    {Reorder::Rcm, "rcm"},
+    {Reorder::Degree, "degree"},
+};
 }  // namespace
 
 const char* to_string(Backend b) {
@@ -53,6 +59,9 @@ const char* to_string(Residency r) {
 const char* to_string(Mode m) {
   return m == Mode::Transpose ? "transpose" : "no-transpose";
 }
+const char* to_string(Reorder r) {
+  return name_of(kReorderNames, r);
+}
 Backend parse_backend(const std::string& n) {
   return parse(kBackendNames, n, "backend");
 }
@@ -61,6 +70,10 @@ Kernel parse_kernel(const std::string& n) {
 }
 Residency parse_residency(const std::string& n) {
   return parse(kResidencyNames, n, "residency");
+}
+
+Reorder parse_reorder(const std::string& n) {
+  return parse(kReorderNames, n, "reorder");
 }
 
 }  // namespace kspmv

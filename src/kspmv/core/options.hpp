@@ -40,6 +40,13 @@ enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
 // with room for the vectors, streamed otherwise (the host backend has no device: Auto is resident).
 enum class Residency { Resident, Streamed, Auto };
 
+// A symmetric permutation P A P^T of a square matrix, found on the host when the Operator is
+// built, that clusters the columns each group of rows reads (analysis/ordering.hpp): none; rcm,
+// reverse Cuthill-McKee; degree, rows by decreasing length (hubs first); auto, the one of rcm and
+// degree that the locality model (analysis/locality.hpp) says gains more than the gather of x and
+// the scatter of y cost, or none.
+enum class Reorder { None, Auto, Rcm, Degree };
+
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
 enum class Mode { NoTranspose, Transpose };
 
@@ -48,10 +55,12 @@ const char* to_string(Backend b);
 const char* to_string(Kernel k);
 const char* to_string(Residency r);
 const char* to_string(Mode m);
+const char* to_string(Reorder r);
 // Parse a name; throws InvalidArgument listing the valid names.
 Backend parse_backend(const std::string& name);
 Kernel parse_kernel(const std::string& name);
 Residency parse_residency(const std::string& name);
+Reorder parse_reorder(const std::string& name);
 
 // Options::devices = {kAllDevices}: every CUDA device present (the host backend: one).
 inline constexpr int kAllDevices = -1;
@@ -67,6 +76,12 @@ struct Options {
   // Kernel::Auto may time its candidates on the first calls of apply and keep the fastest (the
   // tuner's rule, core/tuner.hpp).
   bool autotune = false;
+  // Square matrices given on the host: apply runs on P A P^T and takes and returns vectors in
+  // the caller's order (x gathered, y scattered around each apply), unless
+  // Operator::use_permuted_order asks for the permuted order (kspmv::cg does); distributed
+  // vectors and CG's vectors hold the permuted order. A rectangular matrix, or one given in
+  // device memory, is refused for rcm and degree and left as it is by auto.
+  Reorder reorder = Reorder::None;
   // Multi-device partition scheme: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host only), pcoo
   // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo, allgather-x
   // (partitioners/exchange.hpp; auto times allgather, merge and halo once, when the Operator is

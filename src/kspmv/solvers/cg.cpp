@@ -18,19 +18,27 @@ namespace {
 // Iterations the host lets the devices run ahead of the last state it read (< kCgSnapshots).
 constexpr int kLag = 2;
 
-}  // namespace
-
+// Restores the operator's vector order (Operator::use_permuted_order) when it goes.
 template <class S>
-CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o, const Jacobi<S>* m,
-            const CgMonitor& monitor) {
-  if (a.nrows() != a.ncols()) throw InvalidArgument("cg: the matrix must be square");
-  if (!(o.tolerance >= 0) || o.max_iterations < 0)
-    throw InvalidArgument("cg: tolerance must be >= 0 and max_iterations >= 0");
+class PermutedOrder {
+ public:
+  explicit PermutedOrder(Operator<S>& a) : a_(a), was_(a.permuted_order()) {
+    a.use_permuted_order(true);
+  }
+  ~PermutedOrder() { a_.use_permuted_order(was_); }
+
+ private:
+  Operator<S>& a_;
+  bool was_;
+};
+
+// The solve in the operator's own order: the caller's, or the permuted one of a reordered
+// operator (whose vectors, CG's included, hold that order); inverse_diagonal (Jacobi's, in that
+// order) or null.
+template <class S>
+CgResult cg_in_order(Operator<S>& a, const S* b, S* x, const CgOptions& o,
+                     const S* inverse_diagonal, const CgMonitor& monitor) {
   const std::size_t n = a.nrows();
-  if (m && m->inverse_diagonal().size() != n)
-    throw InvalidArgument("cg: the preconditioner is for " +
-                          std::to_string(m->inverse_diagonal().size()) + " rows, the matrix has " +
-                          std::to_string(n));
   double bb = 0;
   for (std::size_t i = 0; i < n; ++i) bb += double(b[i]) * double(b[i]);
   const double bnorm = std::sqrt(bb);
@@ -44,7 +52,7 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o, const Jacobi<S
   // The host's vector operations are Kokkos launches too (kspmv::host_kokkos_lock).
   const auto host = host_kokkos_lock(a.options().backend != Backend::Cuda);
   const auto v = a.cg_vectors();
-  v->load(b, x, m ? m->inverse_diagonal().data() : nullptr);
+  v->load(b, x, inverse_diagonal);
   a.apply(S(-1), v->x(), S(1), v->r());  // r = b - A x
   v->start(bnorm, o.tolerance);
   int seen = -1;  // the last iteration the monitor saw
@@ -79,6 +87,36 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o, const Jacobi<S
   for (S e : r) rr += double(e) * double(e);
   res.relative_residual = std::sqrt(rr) / bnorm;
   res.converged = std::sqrt(st.rr) / bnorm <= o.tolerance;
+  return res;
+}
+
+}  // namespace
+
+// With a reordering (Options::reorder), b, x and the preconditioner's diagonal are permuted once
+// and CG runs on P A P^T: no gather or scatter around its SpMVs.
+template <class S>
+CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o, const Jacobi<S>* m,
+            const CgMonitor& monitor) {
+  if (a.nrows() != a.ncols()) throw InvalidArgument("cg: the matrix must be square");
+  if (!(o.tolerance >= 0) || o.max_iterations < 0)
+    throw InvalidArgument("cg: tolerance must be >= 0 and max_iterations >= 0");
+  if (m && m->inverse_diagonal().size() != static_cast<std::size_t>(a.nrows()))
+    throw InvalidArgument("cg: the preconditioner is for " +
+                          std::to_string(m->inverse_diagonal().size()) + " rows, the matrix has " +
+                          std::to_string(a.nrows()));
+  const S* d = m ? m->inverse_diagonal().data() : nullptr;
+  const std::vector<Ordinal>& perm = a.permutation();
+  if (perm.empty()) return cg_in_order(a, b, x, o, d, monitor);
+  const std::size_t n = perm.size();
+  std::vector<S> pb(n), px(n), pd(d ? n : 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    pb[i] = b[perm[i]];
+    px[i] = x[perm[i]];
+    if (d) pd[i] = d[perm[i]];
+  }
+  const PermutedOrder<S> order(a);
+  const CgResult res = cg_in_order(a, pb.data(), px.data(), o, d ? pd.data() : nullptr, monitor);
+  for (std::size_t i = 0; i < n; ++i) x[perm[i]] = px[i];
   return res;
 }
 

@@ -19,6 +19,9 @@ namespace kspmv {
 // device) over the iterations. With `preconditioner` (built from the operator's matrix), z =
 // M^-1 r on the same devices, fused into the vector operations; the stop still tests ||r||.
 // `monitor`, when given, sees the relative residual of every iteration.
+// A reordered operator (Options::reorder): b, x and the preconditioner's diagonal are permuted
+// once, CG runs in the permuted order (no gather or scatter around its SpMVs), and x comes back
+// in the caller's order.
 template <class Scalar>
 CgResult cg(Operator<Scalar>& a, const Scalar* b, Scalar* x, const CgOptions& options = {},
             const Jacobi<Scalar>* preconditioner = nullptr, const CgMonitor& monitor = {});

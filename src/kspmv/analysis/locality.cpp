@@ -1,0 +1,110 @@
+// The locality model of locality.hpp.
+#include "kspmv/analysis/locality.hpp"
+
+#include <algorithm>
+
+#include "kspmv/analysis/ordering.hpp"
+#include "kspmv/core/parallel.hpp"
+
+namespace kspmv::analysis {
+
+namespace {
+
+// Sums, over the sampled groups of kLocalityRows consecutive positions of [0, n), the distinct
+// sectors that sectors_of(i, out) appends for position i, scaled to all groups.
+template <class F>
+double sampled_sectors(Ordinal n, const F& sectors_of) {
+  if (n <= 0) return 0;
+  const std::int64_t groups = (std::int64_t(n) + kLocalityRows - 1) / kLocalityRows;
+  const std::int64_t stride = std::max<std::int64_t>(1, groups / kLocalitySamples);
+  const std::int64_t sampled = (groups + stride - 1) / stride;
+  std::int64_t total = 0;
+  parallel_blocks(sampled, 256, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::int64_t> ids;
+    std::int64_t count = 0;
+    for (std::int64_t s = begin; s < end; ++s) {
+      const std::int64_t first = s * stride * kLocalityRows;
+      const std::int64_t last = std::min<std::int64_t>(n, first + kLocalityRows);
+      ids.clear();
+      for (std::int64_t i = first; i < last; ++i) sectors_of(static_cast<Ordinal>(i), ids);
+      std::sort(ids.begin(), ids.end());
+      count += std::unique(ids.begin(), ids.end()) - ids.begin();
+    }
+    fetch_add(&total, count);
+  });
+  return double(total) * double(groups) / double(sampled);
+}
+
+}  // namespace
+
+double x_sectors(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                 const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
+                 std::size_t value_bytes) {
+  const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
+  return sampled_sectors(n, [&](Ordinal i, std::vector<std::int64_t>& out) {
+    const Ordinal row = perm.empty() ? i : perm[i];
+    for (Offset p = row_ptr[row]; p < row_ptr[row + 1]; ++p)
+      out.push_back((inv.empty() ? col[p] : inv[col[p]]) / per_sector);
+  });
+}
+
+namespace {
+
+// The bytes of one apply besides the gathers of x: the matrix (values, 4-byte columns and row
+// offsets) and y written once.
+double streamed_bytes(const Offset* row_ptr, Ordinal n, std::size_t value_bytes) {
+  const double nnz = n > 0 ? double(row_ptr[n]) : 0, s = double(value_bytes);
+  return nnz * (s + 4) + (n + 1.0) * 4 + n * s;
+}
+
+}  // namespace
+
+ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                                 const std::vector<Ordinal>& perm, std::size_t value_bytes) {
+  const double s = double(value_bytes);
+  const double stream = streamed_bytes(row_ptr, n, value_bytes);
+  const std::vector<Ordinal> none, inv = inverse_permutation(perm);
+  const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
+  // Gathering x through perm reads the sectors of x[perm[i]]; scattering y writes those of
+  // y[perm[i]]: each also reads perm and streams the permuted vector.
+  const double moved = sampled_sectors(
+      n, [&](Ordinal i, std::vector<std::int64_t>& out) { out.push_back(perm[i] / per_sector); });
+  ReorderEstimate e;
+  e.before = stream + kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
+  e.after = stream + kSectorBytes * x_sectors(row_ptr, col, n, perm, inv, value_bytes);
+  e.permute = 2 * (n * (4 + s) + kSectorBytes * moved);
+  return e;
+}
+
+ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
+                             std::size_t value_bytes) {
+  ReorderChoice best;
+  if (asked == Reorder::None) return best;
+  if (asked == Reorder::Auto) {
+    // No ordering can pay when even an x read for free (the apply's streamed bytes alone) and
+    // the cheapest gather and scatter (perm in order) move more than kReorderShare of A's bytes
+    // (a matrix numbered well already, a stencil): then none is computed.
+    const std::vector<Ordinal> none;
+    best.estimate.before = streamed_bytes(row_ptr, n, value_bytes);
+    best.estimate.after = best.estimate.before;
+    best.estimate.before += kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
+    best.estimate.permute = 2.0 * n * (4 + 2.0 * value_bytes);
+    if (!best.estimate.pays()) return best;
+  }
+  for (const Reorder r : {Reorder::Rcm, Reorder::Degree}) {
+    if (asked != Reorder::Auto && asked != r) continue;
+    ReorderChoice c;
+    c.reorder = r;
+    c.perm = r == Reorder::Rcm ? rcm_order(row_ptr, col, n) : degree_order(row_ptr, n);
+    c.estimate = estimate_reorder(row_ptr, col, n, c.perm, value_bytes);
+    const auto bytes = [](const ReorderEstimate& e) { return e.after + e.permute; };
+    if (best.perm.empty() || bytes(c.estimate) < bytes(best.estimate)) best = std::move(c);
+  }
+  if (asked == Reorder::Auto && !best.estimate.pays()) {
+    best.reorder = Reorder::None;
+    best.perm.clear();
+  }
+  return best;
+}
+
+}  // namespace kspmv::analysis

@@ -1,0 +1,53 @@
+// The locality model behind Reorder::Auto: the bytes one apply moves past the L1 cache, with and
+// without a symmetric permutation, counting the gathers of x as the distinct 32-byte sectors
+// that each group of kLocalityRows consecutive rows reads. Kokkos-free.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "kspmv/core/options.hpp"
+#include "kspmv/core/types.hpp"
+
+namespace kspmv::analysis {
+
+// Rows of a group: a block of 128 threads at CSR-Vector's 4 lanes a row, which shares one L1.
+inline constexpr Ordinal kLocalityRows = 32;
+// The memory transaction of a GPU's L2 and DRAM.
+inline constexpr std::size_t kSectorBytes = 32;
+// Groups sampled at most (spread evenly over the rows, the count scaled to all of them), so
+// that the measure costs a small part of an ordering.
+inline constexpr Ordinal kLocalitySamples = Ordinal(1) << 16;
+// The permuted apply, gather and scatter included, must move at most this share of the bytes of
+// the apply on A for Reorder::Auto to reorder (the model is not calibrated: a margin).
+inline constexpr double kReorderShare = 0.95;
+
+// The distinct sectors of x (entries of `value_bytes`) that the groups of rows of P A P^T read,
+// summed over the groups: perm[new] = old and inv its inverse, both empty for A itself.
+double x_sectors(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                 const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
+                 std::size_t value_bytes);
+
+// Bytes of one apply (y = A x, beta = 0) by the model, on an n x n matrix of nnz entries.
+struct ReorderEstimate {
+  double before = 0;   // on A: the matrix, y, and x's sectors
+  double after = 0;    // on P A P^T in the permuted order
+  double permute = 0;  // x gathered and y scattered through perm, around each apply
+  // Whether reordering pays in the caller's order (after + permute <= kReorderShare * before).
+  bool pays() const { return after + permute <= kReorderShare * before; }
+};
+ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                                 const std::vector<Ordinal>& perm, std::size_t value_bytes);
+
+// The ordering `asked` resolves to for an n x n pattern: rcm and degree as asked; auto, the one
+// of them with the fewest bytes by the model where it pays, else none (its estimate kept; no
+// ordering is computed where even a free x and an in-order gather and scatter would not pay).
+struct ReorderChoice {
+  Reorder reorder = Reorder::None;
+  std::vector<Ordinal> perm;  // perm[new] = old; empty for none
+  ReorderEstimate estimate;   // of perm (auto: of the best candidate, kept or not)
+};
+ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
+                             std::size_t value_bytes);
+
+}  // namespace kspmv::analysis

@@ -1,0 +1,61 @@
+// P A P^T (permute.hpp).
+#include "kspmv/formats/permute.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "kspmv/analysis/ordering.hpp"
+#include "kspmv/core/error.hpp"
+#include "kspmv/core/parallel.hpp"
+
+namespace kspmv {
+
+namespace {
+constexpr std::int64_t kGrain = 1 << 14;  // rows a block of the host threads
+}  // namespace
+
+template <class Scalar>
+CsrMatrix<Scalar> permute_symmetric(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm) {
+  if (a.nrows != a.ncols || perm.size() != static_cast<std::size_t>(a.nrows))
+    throw InvalidArgument("permute_symmetric: a permutation of " + std::to_string(perm.size()) +
+                          " entries for a " + std::to_string(a.nrows) + " x " +
+                          std::to_string(a.ncols) + " matrix (P A P^T needs a square one)");
+  const Ordinal n = a.nrows;
+  const std::vector<Ordinal> inv = analysis::inverse_permutation(perm);
+  CsrMatrix<Scalar> b(n, n, a.nnz());
+  b.row_ptr(0) = 0;
+  parallel_blocks(n, kGrain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) b.row_ptr(i + 1) = a.row_length(perm[i]);
+  });
+  inclusive_scan(b.row_ptr.data() + 1, n);
+  parallel_blocks(n, kGrain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const Offset from = a.row_ptr(perm[i]), to = b.row_ptr(i), len = b.row_ptr(i + 1) - to;
+      for (Offset j = 0; j < len; ++j) {
+        b.col_idx(to + j) = inv[a.col_idx(from + j)];
+        b.values(to + j) = a.values(from + j);
+      }
+    }
+  });
+  return b;
+}
+
+template <class Scalar>
+void permute_values(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm,
+                    const Offset* permuted_row_ptr, const Scalar* in, Scalar* out) {
+  parallel_blocks(a.nrows, kGrain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const Offset from = a.row_ptr(perm[i]);
+      std::copy(in + from, in + from + a.row_length(perm[i]), out + permuted_row_ptr[i]);
+    }
+  });
+}
+
+template CsrMatrix<float> permute_symmetric(const CsrMatrix<float>&, const std::vector<Ordinal>&);
+template CsrMatrix<double> permute_symmetric(const CsrMatrix<double>&, const std::vector<Ordinal>&);
+template void permute_values(const CsrMatrix<float>&, const std::vector<Ordinal>&, const Offset*,
+                             const float*, float*);
+template void permute_values(const CsrMatrix<double>&, const std::vector<Ordinal>&, const Offset*,
+                             const double*, double*);
+
+}  // namespace kspmv
