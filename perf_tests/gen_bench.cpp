@@ -125,7 +125,7 @@ Command command() {
        "fullchip"},
       {"spec", "SPEC", "time this exact spec instead of (or besides) the families (repeatable)"},
       {"float", "", "build float matrices (default double)"},
-      {"json", "", "one JSON array instead of the table"},
+      {"json", "", "one JSON object (its \"results\": a row each) instead of the table"},
   };
   c.run = run;
   c.extra_help = kspmv::gen::spec_help;

@@ -125,7 +125,7 @@ Command command() {
   c.options = {
       {"matrix", "SPEC", "a generated matrix (kspmv::gen spec); repeatable"},
       {"runs", "N", "timed runs of each kernel (default 30)"},
-      {"json", "", "one JSON array instead of the table"},
+      {"json", "", "one JSON object (its \"results\": a row each) instead of the table"},
   };
   c.run = run;
   c.extra_help = gen::spec_help;

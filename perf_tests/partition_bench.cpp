@@ -101,7 +101,7 @@ Command command() {
        "a generated matrix (kspmv::gen spec); repeatable (default fullchip:rows=6e6 and "
        "kmer:rows=2.5e7)"},
       {"runs", "N", "calls timed per scheme (default 21)"},
-      {"json", "", "one JSON array instead of the table"},
+      {"json", "", "one JSON object (its \"results\": a row each) instead of the table"},
   };
   c.run = run;
   return c;
