@@ -1,7 +1,7 @@
 # ctest script: install the build tree into a scratch prefix, then configure, build and run against
 # it the consumer project (this directory) and the README's consumer example, copied out of
 # README.md into an empty directory as written. Checks that the host-only consumer
-# (kspmv::kspmv_nocuda) links no CUDA library and, in a shared build, the libraries' SONAME.
+# (kspmv::kspmv_nocuda) loads no CUDA library and, in a shared build, the libraries' SONAME.
 # Variables: BUILD_DIR, SRC (this directory), README, WORK_DIR, VERSION (the project's), and what
 # the main build used, each possibly empty: GENERATOR, CXX_COMPILER, CXX_FLAGS, LINKER_FLAGS (of
 # executables), BUILD_TYPE, KOKKOS_DIR, KOKKOS_CUDA (whether Kokkos has CUDA), CUDA_ROOT,
@@ -53,23 +53,26 @@ if(EXISTS "${build}/tpetra_example")  # kspmv built with its Tpetra adapter: one
   run_step("run the Tpetra example" "${build}/tpetra_example")
 endif()
 
-# needed_libraries(PROGRAM OUT): the shared libraries PROGRAM names (readelf -d, NEEDED).
+# needed_libraries(PROGRAM OUT): the shared libraries PROGRAM loads, those of its libraries
+# included (ldd).
+find_program(LDD ldd REQUIRED)
 find_program(READELF readelf REQUIRED)
 function(needed_libraries program out)
-  execute_process(COMMAND "${READELF}" -d "${program}" OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+  execute_process(COMMAND "${LDD}" "${program}" OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "consumer test: readelf -d ${program} failed (${rc})")
+    message(FATAL_ERROR "consumer test: ldd ${program} failed (${rc})")
   endif()
-  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]*\\]" lines "${dynamic}")
+  string(REGEX MATCHALL "[^\n]+" lines "${listing}")
   set(names "")
   foreach(line IN LISTS lines)
-    string(REGEX REPLACE ".*\\[(.*)\\]" "\\1" name "${line}")
+    string(REGEX REPLACE "^[ \t]*([^ \t]+).*" "\\1" name "${line}")
+    get_filename_component(name "${name}" NAME)
     list(APPEND names "${name}")
   endforeach()
   set(${out} "${names}" PARENT_SCOPE)
 endfunction()
 
-# The host-only consumer links no CUDA library of kspmv's (cuSPARSE, nvJitLink, the runtime), nor
+# The host-only consumer loads no CUDA library of kspmv's (cuSPARSE, nvJitLink, the runtime), nor
 # the runtime or driver unless Kokkos itself was built with CUDA.
 set(cuda_pattern "^lib(cusparse|nvJitLink|cublas|cudart|cuda)[.]")
 if(KOKKOS_CUDA)
@@ -81,12 +84,12 @@ needed_libraries("${build}/host_consumer" needed)
 set(cuda_needed "${needed}")
 list(FILTER cuda_needed INCLUDE REGEX "${cuda_pattern}")
 if(cuda_needed)
-  message(FATAL_ERROR "consumer test: the host-only consumer (kspmv::kspmv_nocuda) links "
-                      "${cuda_needed} (it needs: ${needed})")
+  message(FATAL_ERROR "consumer test: the host-only consumer (kspmv::kspmv_nocuda) loads "
+                      "${cuda_needed} (it loads: ${needed})")
 endif()
 file(SIZE "${build}/host_consumer" size)
-message(STATUS "consumer test: the host-only consumer links no CUDA library (${size} bytes; "
-               "needs ${needed})")
+message(STATUS "consumer test: the host-only consumer loads no CUDA library (${size} bytes; "
+               "loads ${needed})")
 
 # A shared build: each library's SONAME is libNAME.so.MAJOR.MINOR.
 string(REGEX MATCH "^[0-9]+[.][0-9]+" soversion "${VERSION}")
