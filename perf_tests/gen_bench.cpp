@@ -74,7 +74,7 @@ int run(const ParsedArgs& in) {
   JsonWriter j(std::cout);
   const int threads = kspmv::host_threads();
   if (json) {
-    j.begin_array(true);
+    begin_output(j).key("results").begin_array(true);
   } else {
     std::printf("generators on %d threads\n", threads);
     std::printf("%-34s %11s %12s %8s %8s %8s %8s %9s %9s\n", "spec", "rows", "nnz", "max_row", "R",
@@ -104,7 +104,7 @@ int run(const ParsedArgs& in) {
     }
     std::cout << std::flush;
   }
-  if (json) j.end_array();
+  if (json) j.end_array().end_object();
   return 0;
 }
 
@@ -125,7 +125,7 @@ Command command() {
        "fullchip"},
       {"spec", "SPEC", "time this exact spec instead of (or besides) the families (repeatable)"},
       {"float", "", "build float matrices (default double)"},
-      {"json", "", "one JSON array instead of the table"},
+      {"json", "", "one JSON object (its \"results\": a row each) instead of the table"},
   };
   c.run = run;
   c.extra_help = kspmv::gen::spec_help;

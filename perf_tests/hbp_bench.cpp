@@ -393,7 +393,7 @@ void write_outputs(const Args& args, const std::vector<Result>& results) {
   const Summary s = summarize(results);
   std::ofstream f(out / "hbp_bench.json");
   JsonWriter j(f);
-  j.begin_object().field("device", device).field("date", utc_date());
+  begin_output(j).field("device", device).field("date", utc_date());
   j.field("processors", Record{{"prep_gpu", gpu},
                                {"prep_gpu_sort2d", gpu},
                                {"prep_gpu_dp2d", gpu},

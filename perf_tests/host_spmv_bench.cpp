@@ -90,7 +90,7 @@ int run(const ParsedArgs& in) {
 
   if (in.flag("json")) {
     JsonWriter j(std::cout);
-    j.begin_array(true);
+    begin_output(j).key("results").begin_array(true);
     for (const Result& r : results)
       j.value(Record{{"matrix", r.name},
                      {"rows", r.rows},
@@ -103,7 +103,7 @@ int run(const ParsedArgs& in) {
                      {"kspmv_rel_err", r.kspmv_err},
                      {"kokkoskernels_rel_err", r.kk_err},
                      {"runs", runs}});
-    j.end_array();
+    j.end_array().end_object();
   } else {
     std::printf("%-22s %10s %11s %10s %10s %7s %9s %9s %9s\n", "matrix", "rows", "nnz", "kspmv_ms",
                 "kk_ms", "ratio", "kspmv_GBs", "kk_GBs", "rel_err");
@@ -125,7 +125,7 @@ Command command() {
   c.options = {
       {"matrix", "SPEC", "a generated matrix (kspmv::gen spec); repeatable"},
       {"runs", "N", "timed runs of each kernel (default 30)"},
-      {"json", "", "one JSON array instead of the table"},
+      {"json", "", "one JSON object (its \"results\": a row each) instead of the table"},
   };
   c.run = run;
   c.extra_help = gen::spec_help;

@@ -314,7 +314,7 @@ int run(const ParsedArgs& parsed) {
   fs::create_directories(args.out);
   std::ofstream f(fs::path(args.out) / "interop_bench.json");
   JsonWriter j(f);
-  j.begin_object().field("device", device_name(args.device)).field("date", utc_date());
+  begin_output(j).field("device", device_name(args.device)).field("date", utc_date());
   j.field("interop", interop).field("details", details).field("ok", ok).end_object();
   std::cerr << (ok ? "all results match the reference\n" : "SOME RESULTS FAILED\n");
   return ok ? 0 : 1;

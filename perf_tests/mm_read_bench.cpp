@@ -118,7 +118,7 @@ int run(const ParsedArgs& in) {
 
   if (in.flag("json")) {
     JsonWriter j(std::cout);
-    j.begin_object()
+    begin_output(j)
         .field("benchmark", "mm_read")
         .field("nnz", nnz)
         .field("threads", threads)

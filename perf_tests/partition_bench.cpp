@@ -70,7 +70,7 @@ int run(const ParsedArgs& in) {
 
   if (in.flag("json")) {
     JsonWriter j(std::cout);
-    j.begin_array(true);
+    begin_output(j).key("results").begin_array(true);
     for (const Row& r : rows)
       j.value(Record{{"matrix", r.matrix},
                      {"rows", r.m},
@@ -78,7 +78,7 @@ int run(const ParsedArgs& in) {
                      {"scheme", r.scheme},
                      {"devices", r.ndevices},
                      {"median_us", r.us}});
-    j.end_array();
+    j.end_array().end_object();
   } else {
     std::printf("%-22s %10s %12s %-18s %3s %12s\n", "matrix", "rows", "nnz", "scheme", "N",
                 "median_us");
@@ -101,7 +101,7 @@ Command command() {
        "a generated matrix (kspmv::gen spec); repeatable (default fullchip:rows=6e6 and "
        "kmer:rows=2.5e7)"},
       {"runs", "N", "calls timed per scheme (default 21)"},
-      {"json", "", "one JSON array instead of the table"},
+      {"json", "", "one JSON object (its \"results\": a row each) instead of the table"},
   };
   c.run = run;
   return c;

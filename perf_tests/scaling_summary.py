@@ -101,6 +101,8 @@ def main():
     n = m_all["gpus"]
     word = {2: "two", 4: "four", 8: "eight"}.get(n, str(n))
     out = {
+        "kspmv_version": everything.get("kspmv_version"),  # the kspmv that measured
+        "kspmv_commit": everything.get("kspmv_commit"),
         "device": everything["device"],
         "date": everything["date"],
         "gpus": n,

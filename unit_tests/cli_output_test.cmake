@@ -23,7 +23,7 @@ function(stdout_fails redirection)
 endfunction()
 
 set(runs
-    "--help" "help\;spmv" "gen\;--help" "info\;${small}" "info\;${small}\;--json"
+    "--help" "--version" "help\;spmv" "gen\;--help" "info\;${small}" "info\;${small}\;--json"
     "spmv\;${small}\;--iters\;1" "spmv\;${small}\;--iters\;1\;--json" "cg\;${small}"
     "cg\;${small}\;--json" "demo\;--kernel\;csr\;--matrix\;laplace2d:n=8"
     "demo\;--kernel\;csr\;--matrix\;laplace2d:n=8\;--json" "gen\;laplace2d:n=10\;-"

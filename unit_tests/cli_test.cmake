@@ -45,8 +45,22 @@ file(WRITE "${WORK_DIR}/truncated.mtx"
 file(WRITE "${WORK_DIR}/bad_index.mtx"
      "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n")
 
-# help and usage
+# Every --json output starts with the kspmv that wrote it.
+set(json_start "^{\"kspmv_version\":\"${VERSION}\",\"kspmv_commit\":\"${COMMIT}\",")
+
+# help, usage and versions
 expect(0 "commands:" --help)
+expect(0 "--version" --help)
+# The Kokkos release numbers have two digits ("4.6.01"), its version macro not ("4.6.1").
+string(REGEX REPLACE "\\.0([0-9])" ".\\1" kokkos "${KOKKOS_VERSION}")
+string(REPLACE "." "\\." kokkos "${kokkos}")
+if(HAVE_CUDA)  # the driver and cuSPARSE from the machine: a version, or none for the driver
+  set(cuda "CUDA runtime [0-9]+\\.[0-9]+, driver ([0-9]+\\.[0-9]+|none)\ncuSPARSE [0-9]+\\.[0-9]+\\.[0-9]+")
+else()
+  set(cuda "CUDA runtime none, driver none\ncuSPARSE none")
+endif()
+expect(0 "^kspmv ${VERSION} \\(commit ${COMMIT}\\)\nKokkos ${kokkos}\n${cuda}\n$" --version)
+expect(2 "" --version extra)
 expect(0 "commands:")
 expect(0 "--iters" help spmv)
 expect(0 "--json" info -h)
@@ -97,7 +111,7 @@ run_kspmv(2 "" "chunks 2 .*1 device" /dev/null cg ${small} --chunks 2)
 # runs
 expect(0 "check .*: ok" spmv ${small})
 expect(0 "check .*: ok" spmv ${small} --kernel coo --precision float --alpha 2 --beta 0.5 --iters 3)
-expect(0 "^{\"matrix\":.*\"ok\":true}\n$" spmv ${small} --kernel csc --json)
+expect(0 "${json_start}\"matrix\":.*\"ok\":true}\n$" spmv ${small} --kernel csc --json)
 expect(0 "\"devices\":\\[0\\],\"choose_devices\":false,\"partition\":null,\"exchange\":null" spmv ${small} --json)
 # reorder: rcm kept and reported with its set-up; auto on a numbered grid keeps none
 expect(0 "\"reorder_requested\":\"rcm\",\"reorder\":\"rcm\",\"reorder_ms\":.*\"ok\":true" spmv ${small} --reorder rcm --json)
@@ -108,11 +122,11 @@ expect(0 "residency resident \\(asked: auto\\).*check .*: ok" spmv ${small})
 expect(0 "\"residency_requested\":\"auto\",\"residency\":\"resident\",\"device_memory_cap_gb\":null" spmv ${small} --json)
 expect(0 "\"residency\":\"resident\",\"device_memory_cap_gb\":0.5," spmv ${small} --residency resident --device-memory-cap 0.5 --json)
 expect(0 "devices +0,0, partition lra, exchange halo.*check .*: ok" spmv ${small} --devices 0,0 --partition lra --exchange halo)
-expect(0 "^{\"matrix\":.*\"nnz\":1216,.*}\n$" info ${small} --json)
+expect(0 "${json_start}\"matrix\":.*\"nnz\":1216,.*}\n$" info ${small} --json)
 expect(0 "--max-iters" help cg)
 expect(0 "check .*: ok" cg ${small})
 expect(0 "4 device.*check .*: ok" cg ${small} --devices 0,0,0,0 --partition lra-rc)
-expect(0 "^{\"matrix\":.*\"devices\":2,.*\"converged\":true.*\"ok\":true}\n$" cg ${small} --devices 0,0 --exchange halo --precision float --json)
+expect(0 "${json_start}\"matrix\":.*\"devices\":2,.*\"converged\":true.*\"ok\":true}\n$" cg ${small} --devices 0,0 --exchange halo --precision float --json)
 expect(1 "NOT converged.*stopped +the iteration limit ran out" cg ${small} --max-iters 2)
 file(WRITE "${WORK_DIR}/indefinite.mtx"
      "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 -1.0\n2 2 -2.0\n")

@@ -13,6 +13,7 @@
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "kspmv/version.hpp"
 #include "tools/args.hpp"
 #include "tools/common.hpp"
 #include "tools/csv.hpp"
@@ -94,6 +95,20 @@ TEST(ToolsJson, RecordsAndOneResultPerLine) {
             "{\"bytes\":4}\n]}\n");
 }
 
+TEST(ToolsJson, EveryOutputStartsWithTheVersionAndCommit) {
+  std::ostringstream out;
+  JsonWriter j(out);
+  begin_output(j).field("n", 1).end_object();
+  EXPECT_EQ(out.str(), std::string("{\"kspmv_version\":\"") + kspmv::version_string +
+                           "\",\"kspmv_commit\":\"" + kspmv::git_commit + "\",\"n\":1}\n");
+  EXPECT_TRUE(std::regex_match(kspmv::git_commit, std::regex("[0-9a-f]{40}|unknown")));
+  EXPECT_EQ(std::string(kspmv::version_string), std::to_string(KSPMV_VERSION / 10000) + "." +
+                                                    std::to_string(KSPMV_VERSION / 100 % 100) +
+                                                    "." + std::to_string(KSPMV_VERSION % 100));
+  EXPECT_EQ(KSPMV_VERSION,
+            KSPMV_VERSION_MAJOR * 10000 + KSPMV_VERSION_MINOR * 100 + KSPMV_VERSION_PATCH);
+}
+
 TEST(ToolsJson, SelectKeepsTheNamedFieldsInTheirOrder) {
   const Record r = {{"a", 1}, {"b", 2}, {"c", 3}};
   const Record s = select(r, {"c", "a"});
@@ -131,11 +146,13 @@ TEST(ToolsResults, CsvJsonAndSummaryOfABenchmark) {
   full[0].emplace_back("extra", 1);
   write_results(dir, "x_bench", {{"device", "D"}}, rows, full, {"ms", "matrix"});
   EXPECT_EQ(contents(dir + "/x_bench.csv"), "matrix,ms,note\na,2,\n");
+  const std::string start = std::string("{\"kspmv_version\":\"") + kspmv::version_string +
+                            "\",\"kspmv_commit\":\"" + kspmv::git_commit + "\",";
   EXPECT_EQ(contents(dir + "/x_bench.json"),
-            "{\"device\":\"D\",\"results\":[\n{\"matrix\":\"a\",\"ms\":2,\"note\":\"\",\"extra\":1}"
-            "\n]}\n");
+            start + "\"device\":\"D\",\"results\":[\n{\"matrix\":\"a\",\"ms\":2,\"note\":\"\"," +
+                "\"extra\":1}\n]}\n");
   EXPECT_EQ(contents(dir + "/summary.json"),
-            "{\"device\":\"D\",\"results\":[\n{\"ms\":2,\"matrix\":\"a\"}\n]}\n");
+            start + "\"device\":\"D\",\"results\":[\n{\"ms\":2,\"matrix\":\"a\"}\n]}\n");
   std::filesystem::remove_all(dir);
 }
 

@@ -120,7 +120,7 @@ int run_cg(const ParsedArgs& args, const Options& options) {
 
   if (args.flag("json")) {
     JsonWriter j(std::cout);
-    j.begin_object()
+    begin_output(j)
         .field("matrix", source)
         .field("nrows", a.nrows)
         .field("nnz", a.nnz())

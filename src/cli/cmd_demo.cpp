@@ -135,7 +135,7 @@ int run_demo(const ParsedArgs& args) {
   const auto wrong = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return !r.ok; });
   if (json) {
     JsonWriter j(std::cout);
-    j.begin_object().field("precision", precision_name<Scalar>());
+    begin_output(j).field("precision", precision_name<Scalar>());
     j.field("kokkos_version", kokkos.version).field("host_execution_space", kokkos.host_space);
     j.field("host_threads", kokkos.host_threads);
     j.field("default_execution_space", kokkos.default_space);

@@ -65,7 +65,7 @@ int run(const ParsedArgs& args) {
     return 0;
   }
   JsonWriter j(std::cout);
-  j.begin_object().field("matrix", source);
+  begin_output(j).field("matrix", source);
   if (is_file) {
     j.field("field", header.field)
         .field("symmetry", header.symmetry)

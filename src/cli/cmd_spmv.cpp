@@ -46,7 +46,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
 
   if (args.flag("json")) {
     JsonWriter j(std::cout);
-    j.begin_object()
+    begin_output(j)
         .field("matrix", source)
         .field("nrows", a.nrows)
         .field("ncols", a.ncols)

@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "kspmv/registry.hpp"
+#include "kspmv/version.hpp"
 #include "tools/args.hpp"
+#include "tools/common.hpp"
 
 namespace {
 
@@ -24,9 +27,20 @@ void print_overview(std::ostream& out) {
   for (const auto& c : commands()) {
     out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
   }
-  out << "  help      show this list, or 'kspmv help COMMAND' for the options of one\n\n"
+  out << "  help      show this list, or 'kspmv help COMMAND' for the options of one\n"
+         "  --version the versions of kspmv, Kokkos, CUDA and cuSPARSE, and kspmv's commit\n\n"
          "Kokkos options (--kokkos-...) are passed to Kokkos; its warnings are shown with\n"
          "KOKKOS_DISABLE_WARNINGS=0. Exit status: 0 success, 1 a wrong result, 2 bad input.\n";
+}
+
+// kspmv --version: "none" for CUDA and cuSPARSE in a build without the CUDA backend, and for
+// the driver on a machine without a GPU driver.
+void print_versions(std::ostream& out) {
+  const kspmv::CudaVersions cuda = kspmv::cuda_versions();
+  out << "kspmv " << kspmv::version_string << " (commit " << kspmv::git_commit << ")\n"
+      << "Kokkos " << kspmv::tools::kokkos_version() << "\n"
+      << "CUDA runtime " << cuda.runtime << ", driver " << cuda.driver << "\n"
+      << "cuSPARSE " << cuda.cusparse << "\n";
 }
 
 const Command* find_command(const std::vector<Command>& all, const std::string& name) {
@@ -40,6 +54,11 @@ int run(int argc, char** argv) {
   const auto all = commands();
   if (words.empty() || words[0] == "-h" || words[0] == "--help") {
     print_overview(std::cout);
+    return 0;
+  }
+  if (words[0] == "--version") {
+    if (words.size() > 1) throw kspmv::tools::UsageError("'--version' takes no arguments");
+    print_versions(std::cout);
     return 0;
   }
   if (words[0] == "help") {

@@ -14,6 +14,7 @@
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_operator.hpp"
 #include "backends/cuda/vector_permutation.hpp"
+#include "backends/cuda/versions.hpp"
 #endif
 
 namespace kspmv {
@@ -97,6 +98,15 @@ double cuda_peak_bandwidth_gbps(int device) {
 #else
   (void)device;
   return 0;
+#endif
+}
+
+CudaVersions cuda_versions() {
+#ifdef KSPMV_HAVE_CUDA
+  const cuda::Versions v = cuda::versions();
+  return {v.runtime, v.driver, v.cusparse};
+#else
+  return {};
 #endif
 }
 

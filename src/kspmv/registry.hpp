@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kspmv/core/kernel_info.hpp"
@@ -31,6 +32,13 @@ bool supports(Backend backend, Kernel kernel);
 int cuda_device_count();
 // The peak memory bandwidth of CUDA device `device` in GB/s (0 where unknown or without CUDA).
 double cuda_peak_bandwidth_gbps(int device);
+// The versions of the CUDA runtime, the driver and cuSPARSE this process runs with ("13.0",
+// "13.0", "12.6.3"); "none" for each that the build (no CUDA backend) or the machine (no GPU
+// driver) lacks.
+struct CudaVersions {
+  std::string runtime = "none", driver = "none", cusparse = "none";
+};
+CudaVersions cuda_versions();
 
 // Whether `backend` computes on a device and takes vectors in device memory: CUDA, and
 // kokkos-default when Kokkos' default execution space is a device (a GPU).

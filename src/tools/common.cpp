@@ -184,11 +184,14 @@ std::string utc_date() {
   return date;
 }
 
+std::string kokkos_version() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+         "." + std::to_string(KOKKOS_VERSION % 100);
+}
+
 KokkosBuild kokkos_build() {
   KokkosBuild k;
-  k.version = std::to_string(KOKKOS_VERSION / 10000) + "." +
-              std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
-              std::to_string(KOKKOS_VERSION % 100);
+  k.version = kokkos_version();
   k.host_space = execution_space_name(Backend::Host);
   k.host_threads = HostExecSpace().concurrency();
   k.default_space = execution_space_name(Backend::KokkosDefault);

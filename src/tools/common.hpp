@@ -121,6 +121,9 @@ const char* precision_name() {
   return sizeof(Scalar) == sizeof(float) ? "float" : "double";
 }
 
+// The version of the Kokkos kspmv was built with, "4.6.1" (needs no initialized Kokkos).
+std::string kokkos_version();
+
 // The Kokkos this build runs on, as `kspmv demo` and `kspmv info` print it: its version
 // ("4.6.1"), the host execution space of the host backend and its threads, and Kokkos' default
 // execution space (the kokkos-default backend's).

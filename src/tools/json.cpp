@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/version.hpp"
 
 namespace kspmv::tools {
 
@@ -145,11 +146,15 @@ Record select(const Record& r, const std::vector<std::string>& keys) {
   return out;
 }
 
+JsonWriter& begin_output(JsonWriter& j) {
+  return j.begin_object().field("kspmv_version", version_string).field("kspmv_commit", git_commit);
+}
+
 void write_json(const std::string& path, const Record& header, const std::vector<Record>& results) {
   std::ofstream out(path);
   if (!out) throw Error("cannot write " + path);
   JsonWriter j(out);
-  j.begin_object();
+  begin_output(j);
   for (const auto& [name, v] : header) j.field(name, v);
   j.key("results").begin_array(true);
   for (const Record& r : results) j.value(r);

@@ -72,13 +72,18 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// Opens the top-level object of a JSON output of the tool or a benchmark with the fields that say
+// which kspmv wrote it: "kspmv_version" (<kspmv/version.hpp>) and "kspmv_commit".
+JsonWriter& begin_output(JsonWriter& j);
+
 // `s` as a quoted JSON string literal.
 std::string json_quote(const std::string& s);
 
 // The fields of `r` named in `keys`, in that order (InvalidArgument for a key `r` lacks).
 Record select(const Record& r, const std::vector<std::string>& keys);
 
-// A benchmark's result file: {the fields of `header`, "results": [one record per line]}.
+// A benchmark's result file: {begin_output's fields, the fields of `header`, "results": [one
+// record per line]}.
 void write_json(const std::string& path, const Record& header, const std::vector<Record>& results);
 
 }  // namespace kspmv::tools

@@ -1,5 +1,6 @@
 // Uses the installed library: the 2D Laplacian on a 4 x 4 grid, applied on the host through
-// kspmv::Operator, compared with the product computed by hand. Exit status 0 when they agree.
+// kspmv::Operator, compared with the product computed by hand. Exit status 0 when they agree and
+// the CUDA backend is there exactly when the target linked has it (kspmv::kspmv_nocuda: never).
 #include <kspmv/kspmv.hpp>
 
 #include <cmath>
@@ -21,6 +22,16 @@ int main(int argc, char** argv) {
     }
   }
   int failures = 0;
+#ifdef KSPMV_HAVE_CUDA  // kspmv::kspmv of a build with CUDA
+  const bool cuda_linked = true;
+#else
+  const bool cuda_linked = false;
+#endif
+  if (kspmv::supports(kspmv::Backend::Cuda, kspmv::Kernel::Auto) != cuda_linked) {
+    std::printf("the CUDA backend is %s, the target says it is %s\n",
+                cuda_linked ? "missing" : "there", cuda_linked ? "there" : "not");
+    ++failures;
+  }
   {
     kspmv::Offset nnz = 0;
     for (const auto& r : rows) nnz += static_cast<kspmv::Offset>(r.size());

@@ -22,7 +22,7 @@ function(solve rc regex)
   endif()
 endfunction()
 
-set(ok "^{\"matrix\":.*\"ranks\":${RANKS},.*\"converged\":true.*\"ok\":true}\n$")
+set(ok "^{\"kspmv_version\":\"${VERSION}\",\"kspmv_commit\":\"${COMMIT}\",\"matrix\":.*\"ranks\":${RANKS},.*\"converged\":true.*\"ok\":true}\n$")
 solve(0 "${ok}" gen:stencil7:n=14 --json)
 solve(0 "${ok}" "${file}" --json)
 solve(0 "${ok}" "${file}" --split nz --json)

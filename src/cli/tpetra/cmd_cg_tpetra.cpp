@@ -54,7 +54,7 @@ int solve(const ParsedArgs& args, Options options, double tol, int max_iters,
   const double ms = res.iterations > 0 ? 1e3 * res.seconds / res.iterations : 0;
   if (args.flag("json")) {
     JsonWriter j(std::cout);
-    j.begin_object()
+    begin_output(j)
         .field("matrix", source)
         .field("nrows", static_cast<long long>(a->getGlobalNumRows()))
         .field("nnz", static_cast<long long>(a->getGlobalNumEntries()))
