@@ -68,6 +68,18 @@ TEST(Spmv, EveryModeLayoutAndRankMatchesReference) {
   for (const auto& [name, a] : zoo<float>()) check_matrix(a, "float " + name);
 }
 
+// Complex values (the zoo with random imaginary parts, complex alpha and beta): C and H
+// conjugate the matrix.
+TEST(Spmv, ComplexEveryModeLayoutAndRankMatchesReference) {
+  using Z = Kokkos::complex<double>;
+  using C = Kokkos::complex<float>;
+  for (const auto& [name, a] : zoo<double>())
+    check_matrix(gen::with_imaginary_parts<Z>(a, 8), "complex<double> " + name, Z(1.5, -0.5),
+                 Z(-0.25, 2));
+  for (const auto& [name, a] : zoo<float>())
+    check_matrix(gen::with_imaginary_parts<C>(a, 9), "complex<float> " + name, C(0.5, 1), C(1, -1));
+}
+
 // An Operator as A: the handle keeps only the scratch, the Operator is the plan.
 TEST(Spmv, OperatorAsTheMatrix) {
   const auto a = random_matrix<double>(120, 90, 6, 3);
