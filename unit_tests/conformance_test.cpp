@@ -7,7 +7,8 @@
 // matrices given in device arrays as well; each result against the long-double oracle with the
 // output poisoned first. CUDA cases skip without a GPU. A new kernel is tested
 // here as soon as its registry row exists. The sanitizer run of the GPU suite selects the small
-// cases with --gtest_filter='*Zoo*'.
+// cases with --gtest_filter='*Zoo*'. Complex values on every row that takes them (and Auto on its
+// backend), modes N, T, C and H; the other rows must refuse them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,6 +18,8 @@
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/operator.hpp"
+#include "kspmv/spmv.hpp"
+#include "spmv_check.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
 #ifdef KSPMV_HAVE_CUDA
@@ -304,6 +307,58 @@ TEST_P(Conformance, ZooUpdateValuesKeepsTheKernelAndMatchesReference) {
   }
 }
 
+// Whether case c takes complex values: its row says so (Auto: a row of its backend does).
+bool takes_complex(const Case& c) {
+  for (const KernelInfo& row : kernel_registry())
+    if (row.backend == c.backend && row.complex_values &&
+        (c.kernel == Kernel::Auto || row.kernel == c.kernel))
+      return true;
+  return false;
+}
+
+// Complex values, complex alpha and beta: modes N and T through the Operator, C and H through
+// kspmv::spmv on it, rank-1 and rank-2 host Views, each against the oracle on op(A) with y
+// poisoned where beta == 0; a case that does not take them refuses them (UnsupportedError).
+template <class Z>
+void check_complex(const Case& c, const CsrMatrix<Z>& a, const std::string& what) {
+  Options o;
+  o.backend = c.backend;
+  o.kernel = c.kernel;
+  o.autotune = c.autotune;
+  if (!takes_complex(c)) {
+    EXPECT_THROW(Operator<Z>(a, o), UnsupportedError) << what;
+    return;
+  }
+  Operator<Z> op(a, o);
+  SpmvHandle<Z> handle;
+  std::uint64_t seed = 200;
+  for (const std::string mode : {"N", "T", "C", "H"})
+    for (const auto& scalars :
+         {std::pair<Z, Z>{Z(1.5, -0.5), Z(0)}, {Z(-0.75, 0.25), Z(2, 1)}, {Z(0), Z(0.5, 0.5)}})
+      for (const int k : {0, 3}) {
+        const Z alpha = scalars.first, beta = scalars.second;
+        const auto call = [&](auto x, auto y) {
+          if (mode == "N" || mode == "T")
+            op.apply(alpha, x, beta, y, mode == "T" ? Mode::Transpose : Mode::NoTranspose);
+          else
+            spmv(HostExecSpace(), handle, mode.c_str(), alpha, op, x, beta, y);
+        };
+        EXPECT_LE((spmv_call_error<Kokkos::LayoutLeft, HostMemorySpace>(a, mode, k, alpha, beta,
+                                                                        ++seed, call)),
+                  reference::tolerance<Z>())
+            << what << " mode " << mode << " k=" << k << " kernel " << to_string(op.kernel());
+      }
+}
+
+TEST_P(Conformance, ZooComplexMatchesReference) {
+  using Zd = Kokkos::complex<double>;
+  using Zf = Kokkos::complex<float>;
+  for (const auto& [name, a] : zoo<double>())
+    check_complex(GetParam(), gen::with_imaginary_parts<Zd>(a, 5), "complex<double> " + name);
+  for (const auto& [name, a] : zoo<float>())
+    check_complex(GetParam(), gen::with_imaginary_parts<Zf>(a, 6), "complex<float> " + name);
+}
+
 TEST_P(Conformance, LongRowMatchesReference) {
   check(long_row_matrix<float>(), "float long_row");
   check(long_row_matrix<double>(), "double long_row");
@@ -312,6 +367,12 @@ TEST_P(Conformance, LongRowMatchesReference) {
 TEST_P(Conformance, RandomLargeMatchesReference) {
   check(random_matrix<float>(100000, 100000, 8, 21), "float random_1e5");
   check(random_matrix<double>(100000, 100000, 8, 22), "double random_1e5");
+}
+
+TEST_P(Conformance, LongRowComplexMatchesReference) {
+  const auto a = long_row_matrix<double>();
+  check_complex(GetParam(), gen::with_imaginary_parts<Kokkos::complex<double>>(a, 7),
+                "complex<double> long_row");
 }
 
 TEST_P(Conformance, ReportsItsKernelAndTimings) {

@@ -2,7 +2,8 @@
 // KokkosSparse::CrsMatrix in host memory and in Kokkos' default memory space, with row maps of
 // several integer types, on every backend that takes it; each result against the long-double
 // oracle on a NaN-poisoned y, the vectors as Views beside the matrix. Built when CMake finds a
-// Kokkos Kernels of the Kokkos version (unit_tests/CMakeLists.txt).
+// Kokkos Kernels of the Kokkos version (unit_tests/CMakeLists.txt). And kspmv::spmv on a
+// KokkosSparse::CrsMatrix: the four modes, both layouts, rank 1 and rank 2 (spmv_check.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "kspmv/interop/kokkos_sparse.hpp"
+#include "spmv_check.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
 
@@ -107,6 +109,43 @@ TEST(KokkosSparseAdapter, KeepsTheArraysWhenTheMatrixGoes) {
   reference::spmv(1.0, a, x.data(), 0.0, ref.data());
   EXPECT_LE(reference::rel_l2_error(y.data(), ref.data(), y.size()),
             reference::tolerance<double>());
+}
+
+// kspmv::spmv(exec, handle, mode, ...) on `a` as a KokkosSparse::CrsMatrix in Device's memory, with
+// x and y there: every mode, both layouts, rank 1 (k == 0) and rank 2; one plan for all calls.
+template <class Device, class S>
+void check_spmv(const CsrMatrix<S>& a, const std::string& what) {
+  using M = typename Device::memory_space;
+  const auto crs = kokkos_sparse<int, Device>(a);
+  SpmvHandle<S> handle;
+  const typename Device::execution_space exec;
+  std::uint64_t seed = 70;
+  for (const char* mode : {"N", "T", "C", "H"})
+    for (const int k : {0, 1, 3})
+      for (const auto& scalars : {std::pair<S, S>{1.5, 0}, {-0.5, 2}}) {
+        const S alpha = scalars.first, beta = scalars.second;
+        const auto call = [&](auto x, auto y) { spmv(exec, handle, mode, alpha, crs, x, beta, y); };
+        const std::string at = what + " mode " + mode + " k=" + std::to_string(k);
+        EXPECT_LE((spmv_call_error<Kokkos::LayoutLeft, M>(a, mode, k, alpha, beta, ++seed, call)),
+                  reference::tolerance<S>())
+            << at << " LayoutLeft";
+        EXPECT_LE((spmv_call_error<Kokkos::LayoutRight, M>(a, mode, k, alpha, beta, ++seed, call)),
+                  reference::tolerance<S>())
+            << at << " LayoutRight";
+      }
+  EXPECT_EQ(handle.plans_built(), 1) << what;
+}
+
+TEST(KokkosSparseSpmv, EveryModeLayoutAndRankMatchesReference) {
+  const std::vector<std::pair<std::string, CsrMatrix<double>>> matrices = {
+      {"random", random_matrix<double>(300, 200, 7, 3)},
+      {"no entries", random_matrix<double>(50, 40, 0, 4)},
+      {"long row", random_matrix<double>(3, 5000, 3000, 5)}};
+  for (const auto& [name, a] : matrices) {
+    check_spmv<HostDevice>(a, name + " host");
+    check_spmv<SpaceDevice>(a, name + " default space");  // CudaSpace with a CUDA Kokkos
+  }
+  check_spmv<SpaceDevice>(random_matrix<float>(200, 300, 5, 6), "float default space");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "backends/host/hbp_spmv.hpp"
 #include "backends/host/segmented_csr_spmv.hpp"
 #include "backends/host/spmv.hpp"
+#include "kspmv/core/complex.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/formats/value_refresh.hpp"
@@ -76,17 +77,24 @@ HbpMatrix<S> as_hbp(const CsrMatrix<S>& a) {  // preprocessed on the host (paper
   return build_hbp(p, params, hbp_sample_hash(p.row_ptr, p.col, p.m, p.n, params));
 }
 
-constexpr KernelInfo info(Kernel k, bool multi_device, const char* summary) {
-  return {k, Backend::Host, Residency::Resident, false, false, multi_device, summary};
+constexpr KernelInfo info(Kernel k, bool multi_device, const char* summary,
+                          bool complex_values = false) {
+  return {k,       Backend::Host, Residency::Resident, false, false, multi_device,
+          summary, complex_values};
 }
 
-}  // namespace
-
+// The CSR row, the one that takes complex values as well.
 template <class S>
-const std::vector<KernelRow<S>>& kernel_table() {
-  static const std::vector<KernelRow<S>> rows = {
-      {info(Kernel::Csr, true, "CSR, a loop per row, rows in blocks over the threads"),
-       &make<S, Kernel::Csr, &as_csr<S>>},
+KernelRow<S> csr_row() {
+  return {info(Kernel::Csr, true, "CSR, a loop per row, rows in blocks over the threads", true),
+          &make<S, Kernel::Csr, &as_csr<S>>};
+}
+
+// The full table of real values.
+template <class S>
+std::vector<KernelRow<S>> real_rows() {
+  return {
+      csr_row<S>(),
       {info(Kernel::Coo, false, "COO, scattered by rows"), &make<S, Kernel::Coo, &to_coo<S>>},
       {info(Kernel::Csc, false, "CSC, scattered by columns"), &make<S, Kernel::Csc, &to_csc<S>>},
       {info(Kernel::PartialOverlap, false, "CSR-Partial-Overlap's batched CSR (paper 4)"),
@@ -98,6 +106,19 @@ const std::vector<KernelRow<S>>& kernel_table() {
       {info(Kernel::Hbp, false, "hash-based 2D partition (HBP, paper 3)"),
        &make<S, Kernel::Hbp, &as_hbp<S>>},
   };
+}
+
+}  // namespace
+
+// Complex values: the rows that take them (the CSR kernel) alone.
+template <class S>
+const std::vector<KernelRow<S>>& kernel_table() {
+  static const std::vector<KernelRow<S>> rows = [] {
+    if constexpr (is_complex_v<S>)
+      return std::vector<KernelRow<S>>{csr_row<S>()};
+    else
+      return real_rows<S>();
+  }();
   return rows;
 }
 
@@ -127,6 +148,10 @@ template std::unique_ptr<OperatorImpl<double>> make_from_table(
     const std::vector<KernelRow<double>>&, const CsrMatrix<double>&, Kernel, Backend);
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrMatrix<float>&,
                                                             const Options&);
+template std::unique_ptr<OperatorImpl<Kokkos::complex<float>>> make_operator(
+    const CsrMatrix<Kokkos::complex<float>>&, const Options&);
+template std::unique_ptr<OperatorImpl<Kokkos::complex<double>>> make_operator(
+    const CsrMatrix<Kokkos::complex<double>>&, const Options&);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrMatrix<double>&,
                                                              const Options&);
 

@@ -4,22 +4,26 @@
 // them on the default host execution space (spmv.hpp), the kokkos-default backend on Kokkos'
 // default execution space, a GPU with a CUDA Kokkos (default_space_operator.hpp). Semantics are
 // cuSPARSE's: beta == 0 overwrites y (NaN included); alpha == 0 leaves A unread. Sums are kept in
-// double for both scalars: a float row of 10^5 entries summed in float would already miss the
-// 1e-5 relative accuracy the tests (and users of float CG) expect. Each call is enqueued on `exec`
-// and returns without waiting for it. On a device, rows longer than kLongRow are summed by a
-// second kernel in chunks of kChunk entries (a RowChunks plan per pattern) added atomically into
-// y: their last bits then depend on the order of the chunks.
+// double for both scalars (complex<double> for complex values): a float row of 10^5 entries summed
+// in float would already miss the 1e-5 relative accuracy the tests (and users of float CG) expect.
+// Each call is enqueued on `exec` and returns without waiting for it. On a device, rows longer than
+// kLongRow are summed by a second kernel in chunks of kChunk entries (a RowChunks plan per pattern)
+// added atomically into y: their last bits then depend on the order of the chunks.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_ScatterView.hpp>
 #include <algorithm>
 
+#include "kspmv/core/complex.hpp"
 #include "kspmv/core/types.hpp"
 
 namespace kspmv::host {
 
 using Acc = double;
+// The sums of the CSR kernels on values of type S: double, Kokkos::complex<double> for complex S.
+template <class S>
+using AccOf = std::conditional_t<is_complex_v<S>, Kokkos::complex<double>, Acc>;
 
 template <class Exec, class T>
 using SpaceIn =
@@ -169,15 +173,16 @@ struct HostCsrKernel {
     for (Offset i = first; i < last; ++i) {
       Offset k = ptr[i];
       const Offset end = ptr[i + 1];
-      Acc s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      using A = AccOf<S>;
+      A s0 = 0, s1 = 0, s2 = 0, s3 = 0;
       for (; k + 4 <= end; k += 4) {
-        s0 += Acc(v[k]) * xs[c[k]];
-        s1 += Acc(v[k + 1]) * xs[c[k + 1]];
-        s2 += Acc(v[k + 2]) * xs[c[k + 2]];
-        s3 += Acc(v[k + 3]) * xs[c[k + 3]];
+        s0 += A(v[k]) * A(xs[c[k]]);
+        s1 += A(v[k + 1]) * A(xs[c[k + 1]]);
+        s2 += A(v[k + 2]) * A(xs[c[k + 2]]);
+        s3 += A(v[k + 3]) * A(xs[c[k + 3]]);
       }
-      for (; k < end; ++k) s0 += Acc(v[k]) * xs[c[k]];
-      const S ax = static_cast<S>(alpha * ((s0 + s1) + (s2 + s3)));
+      for (; k < end; ++k) s0 += A(v[k]) * A(xs[c[k]]);
+      const S ax = static_cast<S>(A(alpha) * ((s0 + s1) + (s2 + s3)));
       if constexpr (BetaZero)
         ys[i] = ax;
       else
@@ -204,13 +209,14 @@ struct CsrKernel {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](Offset i) {
       const Offset begin = a.row_ptr(i), end = a.row_ptr(i + 1);
       const bool split = end - begin > long_row;
-      Acc sum = 0;
+      using A = AccOf<S>;
+      A sum = 0;
       if (!split)
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, end - begin),
-            [&](Offset k, Acc& acc) { acc += Acc(a.val(begin + k)) * x(a.col(begin + k)); }, sum);
+            [&](Offset k, A& acc) { acc += A(a.val(begin + k)) * A(x(a.col(begin + k))); }, sum);
       Kokkos::single(Kokkos::PerThread(team), [&]() {
-        const S ax = split ? S(0) : static_cast<S>(alpha * sum);
+        const S ax = split ? S(0) : static_cast<S>(A(alpha) * sum);
         if constexpr (BetaZero)
           y(i) = ax;
         else
@@ -234,12 +240,13 @@ struct ChunkKernel {
     const Ordinal i = chunks.row(team.league_rank());
     const Offset begin = chunks.first(team.league_rank()), row_end = a.row_ptr(i + 1);
     const Offset end = begin + kChunk < row_end ? begin + kChunk : row_end;
-    Acc sum = 0;
+    using A = AccOf<S>;
+    A sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, begin, end),
-        [&](Offset k, Acc& acc) { acc += Acc(a.val(k)) * x(a.col(k)); }, sum);
+        [&](Offset k, A& acc) { acc += A(a.val(k)) * A(x(a.col(k))); }, sum);
     Kokkos::single(Kokkos::PerTeam(team),
-                   [&]() { Kokkos::atomic_add(&y(i), static_cast<S>(alpha * sum)); });
+                   [&]() { Kokkos::atomic_add(&y(i), static_cast<S>(A(alpha) * sum)); });
   }
 };
 

@@ -29,5 +29,10 @@ void spmv(S alpha, const CscMatrix<S>& a, const S* x, S beta, S* y) {
 KSPMV_INSTANTIATE(float)
 KSPMV_INSTANTIATE(double)
 #undef KSPMV_INSTANTIATE
+template void spmv(Kokkos::complex<float>, const CsrMatrix<Kokkos::complex<float>>&,
+                   const Kokkos::complex<float>*, Kokkos::complex<float>, Kokkos::complex<float>*);
+template void spmv(Kokkos::complex<double>, const CsrMatrix<Kokkos::complex<double>>&,
+                   const Kokkos::complex<double>*, Kokkos::complex<double>,
+                   Kokkos::complex<double>*);
 
 }  // namespace kspmv::host

@@ -1,6 +1,8 @@
 // Host vectors through a permutation, on the host threads.
 #include "backends/host/vector_permutation.hpp"
 
+#include <Kokkos_Complex.hpp>
+
 #include "kspmv/core/parallel.hpp"
 
 namespace kspmv::host {
@@ -47,5 +49,9 @@ std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(std::vector<O
 
 template std::unique_ptr<VectorPermutation<float>> make_vector_permutation(std::vector<Ordinal>);
 template std::unique_ptr<VectorPermutation<double>> make_vector_permutation(std::vector<Ordinal>);
+template std::unique_ptr<VectorPermutation<Kokkos::complex<float>>> make_vector_permutation(
+    std::vector<Ordinal>);
+template std::unique_ptr<VectorPermutation<Kokkos::complex<double>>> make_vector_permutation(
+    std::vector<Ordinal>);
 
 }  // namespace kspmv::host

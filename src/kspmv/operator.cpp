@@ -430,5 +430,7 @@ Timings Operator<Scalar>::timings() const {
 
 template class Operator<float>;
 template class Operator<double>;
+template class Operator<Kokkos::complex<float>>;
+template class Operator<Kokkos::complex<double>>;
 
 }  // namespace kspmv

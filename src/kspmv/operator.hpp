@@ -1,5 +1,10 @@
 // kspmv::Operator: bind a matrix and options once, then apply y = alpha*A*x + beta*y many times.
 //
+// Scalar: float, double, or Kokkos::complex<float> / Kokkos::complex<double> on the kernels whose
+// registry row takes complex values (KernelInfo::complex_values: the host backend's csr; the
+// others throw UnsupportedError). kspmv::spmv (kspmv/spmv.hpp) is KokkosSparse::spmv's call shape
+// on top, with the conjugate modes and vectors of any layout.
+//
 // Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays; a KokkosSparse::
 // CrsMatrix through kspmv/interop/kokkos_sparse.hpp) in host or CUDA memory; vectors as rank-1
 // Views (or rank-2 LayoutLeft Views of k vectors) in HostSpace, CudaSpace, CudaUVMSpace or
@@ -350,5 +355,7 @@ Operator<Scalar>::Operator(Ordinal ncols, const RowMap& row_map, const Entries& 
 
 extern template class Operator<float>;
 extern template class Operator<double>;
+extern template class Operator<Kokkos::complex<float>>;
+extern template class Operator<Kokkos::complex<double>>;
 
 }  // namespace kspmv

@@ -8,6 +8,7 @@
 #include "backends/host/multi_device.hpp"
 #include "backends/host/space_adopt.hpp"
 #include "backends/host/vector_permutation.hpp"
+#include "kspmv/core/complex.hpp"
 #include "kspmv/core/error.hpp"
 #ifdef KSPMV_HAVE_CUDA
 #include "backends/cuda/cuda_operator.hpp"
@@ -39,6 +40,9 @@ bool any(const KernelInfo&) {
 }
 bool on_devices(const KernelInfo& row) {
   return row.multi_device;
+}
+bool takes_complex(const KernelInfo& row) {
+  return row.complex_values;
 }
 
 // Whether a row of `backend` satisfies `keep`.
@@ -167,26 +171,43 @@ bool check_options(const Options& o) {
   return multi;
 }
 
+// The registry's checks of `o` for complex values: one device, and a kernel whose row takes them
+// (Auto: a backend with such a row, where Auto picks among them).
+void check_complex(const Options& o, bool multi) {
+  const std::string backend = to_string(o.backend);
+  const KernelInfo* row = find_kernel(o.backend, o.kernel);  // null for Auto
+  if (row ? !row->complex_values : !any_row(o.backend, takes_complex))
+    throw UnsupportedError(
+        "the " + backend + " backend's kernel '" + to_string(o.kernel) +
+        "' takes no complex values (kernels that do: " + names_of(o.backend, takes_complex) + ")");
+  if (multi) throw UnsupportedError("complex values run on one device");
+}
+
 }  // namespace
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
                                                          const Options& o) {
   const bool multi = check_options(o);
-  if (o.backend == Backend::Host)
-    return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
-  if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
+  if constexpr (is_complex_v<Scalar>) {
+    check_complex(o, multi);
+    return host::make_operator(a, o);  // the host backend's CSR kernel: the complex rows
+  } else {
+    if (o.backend == Backend::Host)
+      return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
+    if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
-  const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
-                              a.ncols};
-  // The Views are shared: they keep the matrix alive while the partition is tuned, and while a
-  // streamed matrix is read from them.
-  auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
-  if (multi) return cuda::make_multi_operator(p, std::move(keep), o);
-  return cuda::make_operator(p, o, std::move(keep));
+    const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                                a.ncols};
+    // The Views are shared: they keep the matrix alive while the partition is tuned, and while a
+    // streamed matrix is read from them.
+    auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
+    if (multi) return cuda::make_multi_operator(p, std::move(keep), o);
+    return cuda::make_operator(p, o, std::move(keep));
 #else
-  throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
+    throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
+  }
 }
 
 template <class Scalar>
@@ -199,13 +220,19 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
     throw UnsupportedError(
         "Operator: a matrix in device memory runs on that device only; build a multi-device "
         "operator from a host matrix");
-  if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
+  if constexpr (is_complex_v<Scalar>) {
+    check_complex(o, false);  // no device row takes complex values yet: throws
+    (void)a;
+    throw UnsupportedError("Operator: complex values in device memory");
+  } else {
+    if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
-  return cuda::make_operator(a, o);
+    return cuda::make_operator(a, o);
 #else
-  (void)a;
-  throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
+    (void)a;
+    throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
+  }
 }
 
 template <class Scalar>
@@ -214,7 +241,8 @@ std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::ve
                                                                    int device) {
   if (place == Place::Host) return host::make_vector_permutation<Scalar>(perm);
 #ifdef KSPMV_HAVE_CUDA
-  if (backend == Backend::Cuda) return cuda::make_vector_permutation<Scalar>(perm, device);
+  if constexpr (!is_complex_v<Scalar>)  // no CUDA kernel takes complex values yet
+    if (backend == Backend::Cuda) return cuda::make_vector_permutation<Scalar>(perm, device);
 #endif
   (void)device;
   throw UnsupportedError(std::string("reorder: the ") + to_string(backend) +
@@ -232,6 +260,18 @@ template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const DeviceCs
 template std::unique_ptr<VectorPermutation<float>> make_vector_permutation(
     const std::vector<Ordinal>&, Backend, Place, int);
 template std::unique_ptr<VectorPermutation<double>> make_vector_permutation(
+    const std::vector<Ordinal>&, Backend, Place, int);
+#define KSPMV_INSTANTIATE(S)                                                              \
+  template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const CsrMatrix<S>&,       \
+                                                               const Options&);           \
+  template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const DeviceCsrArrays<S>&, \
+                                                               const Options&);
+KSPMV_INSTANTIATE(Kokkos::complex<float>)
+KSPMV_INSTANTIATE(Kokkos::complex<double>)
+#undef KSPMV_INSTANTIATE
+template std::unique_ptr<VectorPermutation<Kokkos::complex<float>>> make_vector_permutation(
+    const std::vector<Ordinal>&, Backend, Place, int);
+template std::unique_ptr<VectorPermutation<Kokkos::complex<double>>> make_vector_permutation(
     const std::vector<Ordinal>&, Backend, Place, int);
 
 }  // namespace detail

@@ -1,8 +1,10 @@
-// The oracle of every test: a serial SpMV accumulating in long double.
+// The oracle of every test: a serial SpMV accumulating in long double (std::complex<long double>
+// for complex values; magnitudes are then held in the real parts).
 #pragma once
 
 #include <cstddef>
 
+#include "kspmv/core/complex.hpp"
 #include "kspmv/formats/csr.hpp"
 
 namespace kspmv::reference {
@@ -30,10 +32,11 @@ void spmv_magnitude(Scalar alpha, const CsrMatrix<Scalar>& a, const Scalar* x, S
 template <class Scalar>
 double rel_error(const Scalar* y, const Scalar* ref, const Scalar* magnitude, std::size_t n);
 
-// The largest relative l2 error a correct kernel may show (1e-12 double, 1e-5 float).
+// The largest relative l2 error a correct kernel may show (1e-12 double, 1e-5 float; the same
+// for complex values of those parts).
 template <class Scalar>
 constexpr double tolerance() {
-  return sizeof(Scalar) == sizeof(float) ? 1e-5 : 1e-12;
+  return sizeof(real_t<Scalar>) == sizeof(float) ? 1e-5 : 1e-12;
 }
 
 }  // namespace kspmv::reference

@@ -38,19 +38,31 @@ CsrMatrix<Scalar> from_triplets(Ordinal m, Ordinal n,
   return to_csr(c);
 }
 
-// Random values in [-1, 1) (never all zero), deterministic per seed.
+// Random values in [-1, 1) (both parts of complex values; never all zero), deterministic per
+// seed.
 template <class Scalar>
 std::vector<Scalar> random_vector(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   std::vector<Scalar> v(n);
-  for (auto& e : v) e = static_cast<Scalar>(dist(gen));
+  for (auto& e : v) {
+    if constexpr (is_complex_v<Scalar>) {
+      const double re = dist(gen);
+      e = Scalar(re, dist(gen));
+    } else {
+      e = static_cast<Scalar>(dist(gen));
+    }
+  }
   return v;
 }
 
 template <class Scalar>
 std::vector<Scalar> nan_vector(std::size_t n) {
-  return std::vector<Scalar>(n, std::numeric_limits<Scalar>::quiet_NaN());
+  const auto nan = std::numeric_limits<real_t<Scalar>>::quiet_NaN();
+  if constexpr (is_complex_v<Scalar>)
+    return std::vector<Scalar>(n, Scalar(nan, nan));
+  else
+    return std::vector<Scalar>(n, nan);
 }
 
 // ||b - A x|| / ||b|| with the reference SpMV: a solver's result checked without its bookkeeping.

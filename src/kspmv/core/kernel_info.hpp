@@ -18,6 +18,9 @@ struct KernelInfo {
   // Runs on the pieces of a multi-device partition (Options::devices with several entries).
   bool multi_device = false;
   const char* summary = "";  // one line, for help texts and the demo
+  // Takes complex values (Kokkos::complex<float>, Kokkos::complex<double>); the others refuse
+  // them, and Kernel::Auto picks among the rows that take them.
+  bool complex_values = false;
 };
 
 }  // namespace kspmv

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kspmv/core/cg_vectors.hpp"
+#include "kspmv/core/complex.hpp"
 #include "kspmv/core/csr_pointers.hpp"
 #include "kspmv/core/distributed_vector.hpp"
 #include "kspmv/core/error.hpp"
@@ -152,7 +153,12 @@ class OperatorImpl {
   // apply_host. upload: `len` host entries into the parts that read them; download: `len`
   // entries of y from the parts that hold them.
   virtual DistributedVector<Scalar> make_vector(Ordinal m, Ordinal n) const {
-    return make_host_vector<Scalar>(static_cast<std::size_t>(std::max(m, n)), this);
+    if constexpr (is_complex_v<Scalar>) {
+      (void)m, (void)n;
+      throw UnsupportedError("make_vector: distributed vectors hold real values");
+    } else {
+      return make_host_vector<Scalar>(static_cast<std::size_t>(std::max(m, n)), this);
+    }
   }
   virtual void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v) {
     std::copy(host, host + len, v.data(0));
@@ -168,7 +174,12 @@ class OperatorImpl {
   }
   // CG's vectors and fused operations in this layout (n: the square system's size).
   virtual std::unique_ptr<CgVectors<Scalar>> make_cg_vectors(Ordinal n) {
-    return make_host_cg_vectors<Scalar>(n, this);
+    if constexpr (is_complex_v<Scalar>) {
+      (void)n;
+      throw UnsupportedError("cg: CG runs on real values (symmetric positive definite matrices)");
+    } else {
+      return make_host_cg_vectors<Scalar>(n, this);
+    }
   }
   // Multi-device operators: the parts of the partition, their kernels timed alone over `runs`
   // runs when runs > 0; and the cost model of one apply on distinct devices from each part's

@@ -164,6 +164,11 @@ CsrMatrix<Scalar> clone(const CsrMatrix<Scalar>& a) {
 KSPMV_INSTANTIATE(float)
 KSPMV_INSTANTIATE(double)
 #undef KSPMV_INSTANTIATE
+// Complex values: what the Operator and the tests use (the transpose goes through CSC).
+template CscMatrix<Kokkos::complex<float>> to_csc(const CsrMatrix<Kokkos::complex<float>>&);
+template CscMatrix<Kokkos::complex<double>> to_csc(const CsrMatrix<Kokkos::complex<double>>&);
+template CsrMatrix<Kokkos::complex<float>> transpose(const CsrMatrix<Kokkos::complex<float>>&);
+template CsrMatrix<Kokkos::complex<double>> transpose(const CsrMatrix<Kokkos::complex<double>>&);
 template CsrMatrix<float> convert_scalar<float, double>(const CsrMatrix<double>&);
 template CsrMatrix<double> convert_scalar<double, float>(const CsrMatrix<float>&);
 template CsrMatrix<float> convert_scalar<float, float>(const CsrMatrix<float>&);

@@ -104,5 +104,9 @@ template struct CooMatrix<float>;
 template struct CooMatrix<double>;
 template struct CscMatrix<float>;
 template struct CscMatrix<double>;
+template struct CsrMatrix<Kokkos::complex<float>>;
+template struct CsrMatrix<Kokkos::complex<double>>;
+template struct CscMatrix<Kokkos::complex<float>>;
+template struct CscMatrix<Kokkos::complex<double>>;
 
 }  // namespace kspmv

@@ -1,6 +1,7 @@
 // P A P^T (permute.hpp).
 #include "kspmv/formats/permute.hpp"
 
+#include <Kokkos_Complex.hpp>
 #include <algorithm>
 #include <string>
 
@@ -57,5 +58,12 @@ template void permute_values(const CsrMatrix<float>&, const std::vector<Ordinal>
                              const float*, float*);
 template void permute_values(const CsrMatrix<double>&, const std::vector<Ordinal>&, const Offset*,
                              const double*, double*);
+#define KSPMV_INSTANTIATE(S)                                                                    \
+  template CsrMatrix<S> permute_symmetric(const CsrMatrix<S>&, const std::vector<Ordinal>&);    \
+  template void permute_values(const CsrMatrix<S>&, const std::vector<Ordinal>&, const Offset*, \
+                               const S*, S*);
+KSPMV_INSTANTIATE(Kokkos::complex<float>)
+KSPMV_INSTANTIATE(Kokkos::complex<double>)
+#undef KSPMV_INSTANTIATE
 
 }  // namespace kspmv

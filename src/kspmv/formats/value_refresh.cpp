@@ -98,5 +98,7 @@ void gather_values(const Offset* sources, Offset count, const Scalar* csr_values
 KSPMV_INSTANTIATE(float)
 KSPMV_INSTANTIATE(double)
 #undef KSPMV_INSTANTIATE
+template class ValueRefresh<Kokkos::complex<float>, CsrMatrix<Kokkos::complex<float>>>;
+template class ValueRefresh<Kokkos::complex<double>, CsrMatrix<Kokkos::complex<double>>>;
 
 }  // namespace kspmv

@@ -71,6 +71,11 @@ template <class S>
 CsrMatrix<S> with_long_rows(const CsrMatrix<S>& a, int count, Ordinal max_length,
                             std::uint64_t seed);
 
+// Complex test matrices: a's pattern (shared) and values as the real parts, each imaginary part
+// random in [-1, 1); C is Kokkos::complex<float> or Kokkos::complex<double> of a's scalar.
+template <class C>
+CsrMatrix<C> with_imaginary_parts(const CsrMatrix<typename C::value_type>& a, std::uint64_t seed);
+
 // Like the circuit matrix FullChip (3M rows, mean 8.9 nnz/row, one row of 2.3M): a square base
 // with the diagonal plus 2..11 other columns per row (half within +-32 of the diagonal, half
 // anywhere), then with_long_rows with min(8, rows) rows up to rows / 1.3 (lengths halving).
