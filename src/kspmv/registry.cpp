@@ -110,10 +110,11 @@ const char* execution_space_name(Backend backend) {
 
 namespace detail {
 
-void copy_device_to_host(void* host, const void* device, std::size_t bytes) {
+void copy_device_to_host(void* host, const void* device, std::size_t bytes, DeviceStream after) {
 #ifdef KSPMV_HAVE_CUDA
-  cuda::copy_to_host(host, device, bytes);
+  cuda::copy_to_host(host, device, bytes, after);
 #else
+  (void)after;
   if (!runs_on_device(Backend::KokkosDefault))
     throw InvalidArgument("device memory given to a build without a device");
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
@@ -159,7 +160,7 @@ bool check_options(const Options& o) {
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
-                                                         const Options& o) {
+                                                         const Options& o, DeviceStream stream) {
   const bool multi = check_options(o);
   if (o.backend == Backend::Host)
     return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
@@ -171,15 +172,16 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
   // streamed matrix is read from them.
   auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
   if (multi) return cuda::make_multi_operator(p, std::move(keep), o);
-  return cuda::make_operator(p, o, std::move(keep));
+  return cuda::make_operator(p, o, std::move(keep), stream);
 #else
+  (void)stream;
   throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
 }
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
-                                                         const Options& o) {
+                                                         const Options& o, DeviceStream stream) {
   if (!runs_on_device(o.backend))
     throw InvalidArgument(std::string("Operator: the matrix is in device memory; the ") +
                           to_string(o.backend) + " backend takes host memory");
@@ -189,21 +191,21 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
         "operator from a host matrix");
   if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
-  return cuda::make_operator(a, o);
+  return cuda::make_operator(a, o, stream);
 #else
-  (void)a;
+  (void)a, (void)stream;
   throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
 }
 
 template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const CsrMatrix<float>&,
-                                                                 const Options&);
+                                                                 const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const CsrMatrix<double>&,
-                                                                  const Options&);
+                                                                  const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const DeviceCsrArrays<float>&,
-                                                                 const Options&);
+                                                                 const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const DeviceCsrArrays<double>&,
-                                                                  const Options&);
+                                                                  const Options&, DeviceStream);
 
 }  // namespace detail
 
