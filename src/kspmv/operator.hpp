@@ -253,9 +253,11 @@ class Operator {
   // not change until the stream has passed the refresh. Where the Operator keeps a host copy
   // of the values for Mode::Transpose (kernels without a resident CSR: seg, seg-r,
   // full-overlap; 64-bit offsets), device values are read back: the host waits for the stream
-  // first. Several devices and the other backends: as update_values(values).
+  // first. Several devices and the other backends: `exec` is fenced, then as update_values(values)
+  // (the stream form does not wait: there `stream` must have passed the values' writes).
   template <class Exec, class V, class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
   void update_values(const Exec& exec, const V& values) {
+    if (options_.backend != Backend::Cuda || options_.devices.size() != 1) exec.fence();
     update_views(detail::stream_of(exec), values);
   }
   void update_values(DeviceStream stream, const Scalar* values, std::size_t count,
