@@ -51,10 +51,16 @@ __global__ void check_cols(const Ordinal* col, std::size_t nnz, Ordinal n,
 }
 
 // A device flag starting at kNone, read back after the kernels that lower it on `stream` (the
-// host waits for that stream: the set-up's one read-back of a check).
+// host waits for that stream: the set-up's one read-back of a check). Set and freed on `stream`
+// too: nothing waits for the device or the legacy default stream.
 class FirstBad {
  public:
-  explicit FirstBad(cudaStream_t stream) : flag_(1), stream_(stream) { flag_.upload(&kNone, 1); }
+  explicit FirstBad(cudaStream_t stream) : flag_(1, kPooled, stream), stream_(stream) {
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(flag_.data(), 0xff, flag_.bytes(), stream));  // kNone
+  }
+  ~FirstBad() { flag_.free_after(stream_); }
+  FirstBad(const FirstBad&) = delete;
+  FirstBad& operator=(const FirstBad&) = delete;
   unsigned long long* get() const { return flag_.data(); }
   unsigned long long read() const {
     unsigned long long v = kNone;
