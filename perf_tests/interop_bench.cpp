@@ -9,6 +9,11 @@
 //   stream bit for bit; graph_ms_per_apply beside stream_ms_per_apply;
 // - refresh_over_upload: update_values from host memory over one cudaMemcpy of the values
 //   (wall-clock medians); refresh_device_ms: from device memory;
+// - two_instances_over_serial: two operators, each built on its own instance (a Kokkos::Cuda
+//   instance when Kokkos has CUDA, a cudaStream_t otherwise: the set-up on the caller's
+//   instance), applied 10 times each on their two instances at once over the same applies back
+//   to back on one, event-timed in the same rounds (--overlap-gen, csr-vector: matrices that
+//   leave most of the GPU idle, ~0.1 ms an apply on an H100; the bar is 0.6);
 // - kokkos_cuda_tests_passed / _total: copied from --tests-json (the GPU suite's kokkos-cuda
 //   step), null without it;
 // - kokkos_csr_geomean_vs_cusparse: the portable Kokkos CSR kernel on the GPU (kokkos-default
@@ -43,6 +48,7 @@ namespace fs = std::filesystem;
 struct Args {
   std::string out, tests_json;
   std::vector<std::string> csr_gens;
+  std::string overlap_gen;
   int reps = 0, device = 0;
   Ordinal apply_n = 0, spmm_n = 0;
 };
@@ -77,6 +83,15 @@ void apply(Operator<double>& op, const Queue& q, double alpha, const double* x, 
            Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace, Unmanaged>(y, m, kk));
 #else
   op.apply(q.stream, alpha, x, beta, y, k);
+#endif
+}
+
+// An operator set up on the application's instance (its stream without a CUDA Kokkos).
+Operator<double> build_on(const Queue& q, const CsrMatrix<double>& a, const Options& o) {
+#ifdef KOKKOS_ENABLE_CUDA
+  return Operator<double>(q.exec, a, o);
+#else
+  return Operator<double>(q.stream, a, o);
 #endif
 }
 
@@ -145,6 +160,7 @@ int run(const ParsedArgs& parsed) {
   args.apply_n = static_cast<Ordinal>(parsed.integer("apply-n", 2048, 2, 20000));
   args.spmm_n = static_cast<Ordinal>(parsed.integer("spmm-n", 4096, 2, 20000));
   args.csr_gens = parsed.all("csr-gen");
+  args.overlap_gen = parsed.text("overlap-gen", "uniform:rows=2000,k=4000,cols=200000");
   if (args.csr_gens.empty())
     args.csr_gens = {"laplace2d:n=2048",     "stencil27:n=100", "uniform:rows=4000000,k=8",
                      "kron:scale=20",        "rgg:scale=21",    "kmer:rows=10000000",
@@ -265,6 +281,51 @@ int run(const ParsedArgs& parsed) {
               << "\n";
   }
 
+  {  // two operators on two instances at once against the same applies back to back
+    constexpr int kApplies = 10;
+    const cuda::Stream stream_a, stream_b;
+    const Queue qa{stream_a.get()}, qb{stream_b.get()};
+    const auto a = load_matrix<double>("gen:" + args.overlap_gen + ",seed=1");
+    const auto b = load_matrix<double>("gen:" + args.overlap_gen + ",seed=2");
+    Options o = cuda_auto(args.device);
+    o.kernel = Kernel::CsrVector;
+    Operator<double> opa = build_on(qa, a, o), opb = build_on(qb, b, o);
+    cuda::DeviceBuffer<double> xa(a.ncols), ya(a.nrows), xb(b.ncols), yb(b.nrows);
+    const auto x = test::random_vector<double>(std::max(a.ncols, b.ncols), 4);
+    xa.upload(x.data());
+    xb.upload(x.data());
+    const cuda::Event fork(false), join(false);
+    const auto t =
+        time_interleaved_ms({[&] {
+                               for (int i = 0; i < kApplies; ++i) {
+                                 apply(opa, qa, 1.0, xa.data(), 0.0, ya.data());
+                                 apply(opb, qa, 1.0, xb.data(), 0.0, yb.data());
+                               }
+                             },
+                             [&] {
+                               fork.record(qa.stream);
+                               KSPMV_CUDA_CHECK(cudaStreamWaitEvent(qb.stream, fork.get(), 0));
+                               for (int i = 0; i < kApplies; ++i) {
+                                 apply(opa, qa, 1.0, xa.data(), 0.0, ya.data());
+                                 apply(opb, qb, 1.0, xb.data(), 0.0, yb.data());
+                               }
+                               join.record(qb.stream);
+                               KSPMV_CUDA_CHECK(cudaStreamWaitEvent(qa.stream, join.get(), 0));
+                             }},
+                            qa.stream, args.reps);
+    const double err =
+        std::max(checked_error(opa, a, xa, ya, qa, 1), checked_error(opb, b, xb, yb, qb, 1));
+    interop.emplace_back("two_instances_over_serial", t[1] / t[0]);
+    details.emplace_back("overlap_matrix", args.overlap_gen);
+    details.emplace_back("overlap_apply_ms", t[0] / (2 * kApplies));
+    details.emplace_back("overlap_serial_ms", t[0]);
+    details.emplace_back("overlap_concurrent_ms", t[1]);
+    details.emplace_back("overlap_rel_error", err);
+    ok = ok && err <= tol;
+    std::cerr << args.overlap_gen << " twice: " << 2 * kApplies << " applies back to back " << t[0]
+              << " ms, on two instances " << t[1] << " ms, error " << err << "\n";
+  }
+
   if (runs_on_device(Backend::KokkosDefault)) {  // the portable CSR kernel against cuSPARSE
     double log_sum = 0;
     for (const std::string& spec : args.csr_gens) {
@@ -326,13 +387,17 @@ Command command() {
   c.program = "";
   c.description =
       "What an application pays for kspmv::Operator on device vectors against the bare kernel,\n"
-      "k = 4 vectors against 4 applies, CUDA-graph replay, update_values against an upload, and\n"
-      "the Kokkos CSR kernel on the GPU against cuSPARSE (with a CUDA Kokkos).\n"
+      "k = 4 vectors against 4 applies, CUDA-graph replay, update_values against an upload, two\n"
+      "operators on two instances at once against back to back, and the Kokkos CSR kernel on the\n"
+      "GPU against cuSPARSE (with a CUDA Kokkos).\n"
       "Writes interop_bench.json into --out.";
   c.options = {
       {"apply-n", "N", "laplace2d N^2 of the apply, graph and refresh figures (default 2048)"},
       {"spmm-n", "N", "laplace2d N^2 of the 4-vector figure (default 4096)"},
       {"reps", "N", "event-timed rounds (default 50)"},
+      {"overlap-gen", "SPEC",
+       "the two matrices (seeds 1 and 2) of the two-instance figure (default "
+       "uniform:rows=2000,k=4000,cols=200000)"},
       {"tests-json", "FILE", "kokkos_cuda.json of the GPU suite's kokkos-cuda step"},
       {"csr-gen", "SPEC",
        "a matrix of the kokkos-csr against cuSPARSE figure (repeatable; default seven families "

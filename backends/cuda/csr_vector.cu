@@ -123,12 +123,13 @@ CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m,
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                     const CsrPointers<Scalar>& host,
-                                                    CsrVectorConfig config) {
+                                                    CsrVectorConfig config, cudaStream_t stream) {
   if (!a || a->m != host.m || a->n != host.n)
     throw InvalidArgument("csr-vector: device and host matrices differ");
   const CsrVectorConfig c = resolve_csr_vector_config(host.row_ptr, host.m, config);
   LongRowPath<Scalar> long_rows(host.row_ptr, host.m,
-                                find_long_rows(host.row_ptr, host.m, c.long_row_threshold));
+                                find_long_rows(host.row_ptr, host.m, c.long_row_threshold),
+                                kLongRowChunkNnz, 1, stream);
   return with_offset_type(a->wide(), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {
     return std::make_unique<CsrVector<Scalar, decltype(o)>>(
         std::move(a), c.vector_size, c.long_row_threshold, std::move(long_rows));
@@ -144,7 +145,8 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
   const Offset threshold = default_long_row_threshold(lanes);
   LongRowPath<Scalar> path(long_row_bound(in.profile, threshold) > 0
                                ? in.long_rows(threshold, kLongRowChunkNnz)
-                               : LongRowPlan{});
+                               : LongRowPlan{},
+                           1, in.stream);
   return with_offset_type(a->wide(), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {
     return std::make_unique<CsrVector<Scalar, decltype(o)>>(std::move(a), lanes, threshold,
                                                             std::move(path));
@@ -157,8 +159,9 @@ template std::unique_ptr<DeviceSpmv<double>> make_csr_vector(
     std::shared_ptr<const DeviceCsr<double>>, const DevicePlanInput&);
 template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<const DeviceCsr<float>>,
                                                             const CsrPointers<float>&,
-                                                            CsrVectorConfig);
+                                                            CsrVectorConfig, cudaStream_t);
 template std::unique_ptr<DeviceSpmv<double>> make_csr_vector(
-    std::shared_ptr<const DeviceCsr<double>>, const CsrPointers<double>&, CsrVectorConfig);
+    std::shared_ptr<const DeviceCsr<double>>, const CsrPointers<double>&, CsrVectorConfig,
+    cudaStream_t);
 
 }  // namespace kspmv::cuda

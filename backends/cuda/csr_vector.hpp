@@ -28,15 +28,19 @@ inline Offset default_long_row_threshold(int vector_size) {
 CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m, CsrVectorConfig config);
 
 // `a` is the uploaded matrix (current device), `host` the same matrix on the host (row
-// statistics and the long-row plan). Throws InvalidArgument for a bad config.
+// statistics and the long-row plan). Throws InvalidArgument for a bad config. `stream`: null
+// uploads the long-row plan synchronously (the kernel is ready on return), another enqueues it
+// there (the kernel is ready once `stream` has passed it).
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                     const CsrPointers<Scalar>& host,
-                                                    CsrVectorConfig config = {});
+                                                    CsrVectorConfig config = {},
+                                                    cudaStream_t stream = nullptr);
 
 // The same planned from the row profile computed on the device (row_profile.hpp), for a matrix
 // whose row pointer is in device memory only: the automatic lanes and long-row threshold, the
-// long rows found there. No pass over the rows on the host.
+// long rows found there. No pass over the rows on the host. The long-row plan is uploaded on
+// DevicePlanInput::stream (synchronously when it is null).
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                     const DevicePlanInput& in);

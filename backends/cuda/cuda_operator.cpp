@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "backends/cuda/full_overlap.hpp"
 #include "backends/cuda/hbp_spmv.hpp"
 #include "backends/cuda/multi_vector.hpp"
+#include "backends/cuda/nvtx.hpp"
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
 #include "backends/cuda/spmm.hpp"
@@ -70,16 +72,23 @@ const std::vector<KernelRow<S>>& kernel_table() {
   static const std::vector<KernelRow<S>> rows = {
       {info(Kernel::CsrVector, kResident, false, true, "CSR-Vector, 1-32 lanes per row"), true,
        [](A a, const H& h) { return make_csr_vector(std::move(a), h); }, nullptr,
-       [](A a, const P& in) { return make_csr_vector(std::move(a), in); }},
+       [](A a, const P& in) { return make_csr_vector(std::move(a), in); },
+       [](A a, const H& h, cudaStream_t s) { return make_csr_vector(std::move(a), h, {}, s); }},
       {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
        [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }, nullptr,
        [](A a, const P& in) {
          return make_cusparse(std::move(a), Kernel::Cusparse, in.scratch, in.stream);
+       },
+       [](A a, const H&, cudaStream_t s) {
+         return make_cusparse(std::move(a), Kernel::Cusparse, nullptr, s);
        }},
       {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
        [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }, nullptr,
        [](A a, const P& in) {
          return make_cusparse(std::move(a), Kernel::CusparseAlg2, in.scratch, in.stream);
+       },
+       [](A a, const H&, cudaStream_t s) {
+         return make_cusparse(std::move(a), Kernel::CusparseAlg2, nullptr, s);
        }},
       {info(Kernel::PartialOverlap, kResident, false, true,
             "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
@@ -146,14 +155,15 @@ void check_device_pointer(const void* p, int device, const char* name) {
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
-                                                  const Options& options);
+                                                  const Options& options, cudaStream_t stream);
 
 // Everything that lives on the operator's device, created and freed with that device current.
 template <class Scalar>
 struct Resources {
   Stream stream;  // apply_host and update_values
   Event start, copied, done;
-  Event ready{false};  // the end of an untimed apply on a caller's stream (no timestamp)
+  Event ready{false};    // the end of an untimed apply on a caller's stream (no timestamp)
+  Event ordered{false};  // the end of the set-up's, or the last update_values', device work
   std::shared_ptr<DeviceCsr<Scalar>> a;  // the resident CSR (null for kernels of their own layout)
   std::vector<std::unique_ptr<DeviceSpmv<Scalar>>> kernels;  // one, or the autotune candidates
   DeviceBuffer<Scalar> x, y;                                 // apply_host staging, on first use
@@ -185,8 +195,10 @@ struct Placement {
 template <class Scalar>
 class DeviceOperator final : public OperatorImpl<Scalar> {
  public:
+  // The set-up's device work goes on `setup` (see make_operator) and is left running there: every
+  // apply and update_values is ordered after it (`ordered`).
   DeviceOperator(int device, const Source<Scalar>& src, const Options& o,
-                 const Placement& placement)
+                 const Placement& placement, cudaStream_t setup)
       : device_(device),
         m_(src.host.m),
         n_(src.host.n),
@@ -204,6 +216,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const CsrPointers<Scalar>& host = src.host;
     const bool device_only = src.a && host.col == nullptr;  // the entries are on the device only
     std::vector<const KernelRow<Scalar>*> chosen;
+    std::optional<Phase> phase;
+    phase.emplace("kspmv::setup::analysis");
     if (streamed_) {
       r_->kernels.push_back(make_full_overlap(host, {}, placement.stream));
     } else if (o.kernel == Kernel::Auto && o.autotune) {
@@ -229,13 +243,30 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const bool any_csr =
         std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; });
     const auto t_upload = Clock::now();
-    if (any_csr && !r_->a)
-      r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
+    phase.reset();
+    phase.emplace("kspmv::setup::upload");
+    const auto upload = [&] {
+      r_->a = std::make_shared<DeviceCsr<Scalar>>(setup ? DeviceCsr<Scalar>::upload_on(host, setup)
+                                                        : DeviceCsr<Scalar>::upload(host));
+    };
+    if (any_csr && !r_->a) upload();
     timings_.upload_ms = ms_since(t_upload);
+    phase.reset();
+    phase.emplace("kspmv::setup::kernels");
     std::vector<std::string> names;
+    bool landed = !setup;  // the set-up's work on `setup` so far has finished
     const auto make = [&](const KernelRow<Scalar>& row) {
-      r_->kernels.push_back(src.plan ? row.make_on_device(r_->a, *src.plan)
-                                     : row.make(row.uses_device_csr ? r_->a : nullptr, host));
+      if (src.plan) {
+        r_->kernels.push_back(row.make_on_device(r_->a, *src.plan));
+      } else if (setup && row.make_on_stream) {
+        r_->kernels.push_back(row.make_on_stream(r_->a, host, setup));
+      } else {
+        // A factory that plans on the host and uploads synchronously reads the CSR uploaded on
+        // `setup`: the host waits for that stream (not the device) first.
+        if (!landed) KSPMV_CUDA_CHECK(cudaStreamSynchronize(setup));
+        landed = true;
+        r_->kernels.push_back(row.make(row.uses_device_csr ? r_->a : nullptr, host));
+      }
       names.push_back(to_string(row.info.kernel));
     };
     for (const auto* row : chosen) {
@@ -248,12 +279,15 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       }
     }
     if (r_->kernels.empty()) {  // CSR-Vector takes every CSR
-      if (!r_->a) r_->a = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload(host));
+      if (!r_->a) upload();
       make(kernel_row<Scalar>(Kernel::CsrVector));
     }
     if (names.size() > 1) tuner_ = Tuner("kernel", names);
     kernel_ = r_->kernels.front()->kernel();
-    KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+    // No wait for the device: the factories' own work is complete or queued on `setup` (see
+    // DeviceSpmv), and every later use of the matrix on another stream waits for this event.
+    r_->ordered.record(setup);
+    ordered_pending_ = true;
     timings_.preprocess_ms = ms_since(t0);
     timings_.setup_ms = timings_.preprocess_ms - timings_.upload_ms;
   }
@@ -263,12 +297,14 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
 
   void apply_host(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y) override {
     const auto t0 = Clock::now();
+    const NvtxRange range("kspmv::apply");
     DeviceGuard guard(device_);
     Resources<Scalar>& r = *r_;
     if (r.x.size() < static_cast<std::size_t>(n_)) r.x = DeviceBuffer<Scalar>(n_);
     if (r.y.size() < static_cast<std::size_t>(m_)) r.y = DeviceBuffer<Scalar>(m_);
     const cudaStream_t s = r.stream.get();
     after_last_apply(s);
+    after_ordered(s);
     r.start.record(s);
     if (n_ > 0 && alpha != Scalar(0))
       KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.x.data(), x, r.x.bytes(), cudaMemcpyHostToDevice, s));
@@ -315,6 +351,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     if (r.y.size() < m * cols) r.y = DeviceBuffer<Scalar>(m * cols);
     const cudaStream_t s = r.stream.get();
     after_last_apply(s);
+    after_ordered(s);
     const auto put = [&](Scalar* dst, const Scalar* src, std::size_t rows, std::size_t ld) {
       KSPMV_CUDA_CHECK(cudaMemcpy2DAsync(dst, rows * sizeof(Scalar), src, ld * sizeof(Scalar),
                                          rows * sizeof(Scalar), cols, cudaMemcpyHostToDevice, s));
@@ -331,30 +368,23 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     timings_.total_ms = ms_since(t0);
   }
 
+  // On the operator's own stream, after its last apply; returns when the operator holds them.
   void update_values(const Scalar* values, bool device) override {
     DeviceGuard guard(device_);
-    Resources<Scalar>& r = *r_;
-    const cudaStream_t s = r.stream.get();
-    after_last_apply(s);
-    const auto nnz = static_cast<std::size_t>(nnz_);
-    const cudaMemcpyKind kind = device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
-    const Scalar* on_device = values;
-    if (r.a) {  // the kernels on the resident CSR read the new values there
-      if (nnz > 0)
-        KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.a->val.data(), values, nnz * sizeof(Scalar), kind, s));
-      on_device = r.a->val.data();
-    } else if (!device && !streamed_) {  // a layout of its own gathers from device memory
-      if (r.values.size() < nnz) r.values = DeviceBuffer<Scalar>(nnz);
-      if (nnz > 0)
-        KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.values.data(), values, nnz * sizeof(Scalar), kind, s));
-      on_device = r.values.data();
-    }  // streamed: full-overlap refills its host copy from wherever the values are
-    for (auto& kernel : r.kernels) kernel->update_values(on_device, s);
-    r.stream.synchronize();
-    refreshed_ = refreshed_ || r.kernels.size() > 1;
+    enqueue_values(values, device, r_->stream.get());
+    r_->stream.synchronize();
+  }
+  // Enqueued on `stream` without waiting (the first call of a kernel with a layout of its own
+  // may allocate and upload its gather's plan: DeviceSpmv::update_values). Host values are read
+  // there: pageable ones are staged before the call returns, page-locked ones must stay until
+  // `stream` has passed the refresh.
+  void update_values_on(const Scalar* values, bool device, DeviceStream stream) override {
+    DeviceGuard guard(device_);
+    enqueue_values(values, device, stream);
   }
 
   void synchronize() override {
+    if (ordered_pending_) r_->ordered.synchronize();
     if (pending_) last_event().synchronize();
   }
 
@@ -367,9 +397,10 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   std::unique_ptr<OperatorImpl<Scalar>> make_transpose() const override {
     if (!transposes_itself()) return nullptr;
     DeviceGuard guard(device_);
+    if (ordered_pending_) r_->ordered.synchronize();  // the CSR's upload or refresh has landed
     Options o = options_;
     o.validate = false;
-    return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o);
+    return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o, nullptr);
   }
 
   // One device: every vector is one array of the device, applied on the operator's stream.
@@ -425,6 +456,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   // waits for it and records its time, or when Options::time_applies asks.
   template <class Launch>
   void enqueue(cudaStream_t stream, const Launch& launch, bool time = false) {
+    const NvtxRange range("kspmv::apply");
     Resources<Scalar>& r = *r_;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     KSPMV_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
@@ -438,6 +470,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       launch(k);
       return;
     }
+    after_ordered(stream);
     timed_ = tuning || time || options_.time_applies;
     if (timed_) r.start.record(stream);
     launch(k);
@@ -479,6 +512,45 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     r_->done.synchronize();
     pending_ = false;
     return r_->done.elapsed_since(r_->start);
+  }
+
+  // The refresh on `s`, after the last apply and the set-up (or the last refresh).
+  void enqueue_values(const Scalar* values, bool device, cudaStream_t s) {
+    const Phase phase("kspmv::update_values");
+    Resources<Scalar>& r = *r_;
+    after_last_apply(s);
+    after_ordered(s);
+    const auto nnz = static_cast<std::size_t>(nnz_);
+    const cudaMemcpyKind kind = device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+    const Scalar* on_device = values;
+    if (r.a) {  // the kernels on the resident CSR read the new values there
+      if (nnz > 0)
+        KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.a->val.data(), values, nnz * sizeof(Scalar), kind, s));
+      on_device = r.a->val.data();
+    } else if (!device && !streamed_) {  // a layout of its own gathers from device memory
+      if (r.values.size() < nnz) r.values = DeviceBuffer<Scalar>(nnz);
+      if (nnz > 0)
+        KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.values.data(), values, nnz * sizeof(Scalar), kind, s));
+      on_device = r.values.data();
+    }  // streamed: full-overlap refills its host copy from wherever the values are
+    for (auto& kernel : r.kernels) kernel->update_values(on_device, s);
+    r.ordered.record(s);  // applies on other streams come after the refresh
+    ordered_pending_ = true;
+    refreshed_ = refreshed_ || r.kernels.size() > 1;
+  }
+
+  // Orders work on `s` after the set-up's and the last refresh's device work, while the host has
+  // not seen it finish; nothing while `s` is being captured into a graph (capture after it).
+  void after_ordered(cudaStream_t s) {
+    if (!ordered_pending_) return;
+    if (r_->ordered.done()) {
+      ordered_pending_ = false;
+      return;
+    }
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    KSPMV_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
+    if (capture == cudaStreamCaptureStatusNone)
+      KSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, r_->ordered.get(), 0));
   }
 
   // Orders work on `s` after the last apply on a caller's stream (its kernels' work buffers).
@@ -526,6 +598,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
   Kernel kernel_ = Kernel::Auto;
   mutable Timings timings_;
   mutable bool pending_ = false;  // an apply on a caller's stream has not been waited for
+  bool ordered_pending_ = false;  // `ordered` has not been seen finished
   bool timed_ = false;            // ... and it was timed
   const Scalar* checked_x_ = nullptr;
   const Scalar* checked_y_ = nullptr;
@@ -587,7 +660,8 @@ Placement place(const CsrPointers<Scalar>& a, const Options& o, bool streamed_ke
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
                                                     const Options& options,
-                                                    std::shared_ptr<const void> keep_alive) {
+                                                    std::shared_ptr<const void> keep_alive,
+                                                    cudaStream_t stream) {
   const Kernel k = options.kernel;
   const bool streamed_kernel =
       k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed;
@@ -604,7 +678,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
   try {
     return std::make_unique<DeviceOperator<Scalar>>(
         device, Source<Scalar>{host_matrix, nullptr, nullptr, std::move(keep_alive)}, options,
-        placement);
+        placement, stream);
   } catch (const MemoryError& e) {  // the ring does not fit either
     if (options.residency != Residency::Auto) throw;
     throw MemoryError(placement.matrix + " fits neither resident (" + placement.budget +
@@ -615,7 +689,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& arrays,
-                                                    const Options& options) {
+                                                    const Options& options, cudaStream_t stream) {
   const Kernel k = options.kernel;
   if (options.residency == Residency::Streamed ||
       (k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed))
@@ -623,8 +697,9 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar
         "cuda backend: a matrix in device memory stays resident; streaming takes a host matrix");
   const int device = checked_device(options);
   DeviceGuard guard(device);
-  return from_device(device, std::make_shared<DeviceCsr<Scalar>>(adopt(arrays, options.validate)),
-                     options);
+  const Phase phase("kspmv::setup::upload");
+  auto a = std::make_shared<DeviceCsr<Scalar>>(adopt(arrays, options.validate, stream));
+  return from_device(device, std::move(a), options, stream);
 }
 
 namespace {
@@ -633,28 +708,34 @@ namespace {
 // device factory (csr-vector, cuSPARSE) are planned from the row profile computed on the device
 // (row_profile.hpp: the long rows found there too); nothing of the matrix is read back. Other
 // kernels and autotuning read the row pointer back for their plans, the entries too when
-// options.kernel preprocesses them on the host.
+// options.kernel preprocesses them on the host. The work goes on `stream` (see make_operator); the
+// host waits for it only to read back the row profile's sums and long-row extents, or the row
+// pointer (and entries) the host plans from.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
-                                                  const Options& options) {
+                                                  const Options& options, cudaStream_t stream) {
   const Kernel k = options.kernel;
   const bool planned_here =
       k == Kernel::Auto ? !options.autotune : kernel_row<Scalar>(k).make_on_device != nullptr;
   if (planned_here && !a->wide()) {  // the row profile reads a 32-bit row pointer
-    DeviceBuffer<ProfileSums> sums(1);
-    profile_rows(a->row_ptr.data(), a->m, sums.data(), nullptr);
+    const Phase phase("kspmv::setup::analysis");
+    DeviceBuffer<ProfileSums> sums(1, kPooled, stream);
+    profile_rows(a->row_ptr.data(), a->m, sums.data(), stream);
     ProfileSums h;
-    KSPMV_CUDA_CHECK(cudaMemcpy(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost));
-    DevicePlanInput in{to_profile(h, a->n), nullptr, nullptr};
+    KSPMV_CUDA_CHECK(cudaMemcpyAsync(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost, stream));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+    sums.free_after(stream);
+    DevicePlanInput in{to_profile(h, a->n), nullptr, nullptr, stream};
     const DeviceOffset* rows = a->row_ptr.data();
     const Ordinal m = a->m;
-    in.long_rows = [&in, rows, m](Offset threshold, Offset chunk) {
+    in.long_rows = [&in, rows, m, stream](Offset threshold, Offset chunk) {
       return plan_long_rows_on_device(rows, m, threshold, long_row_bound(in.profile, threshold),
-                                      chunk, nullptr);
+                                      chunk, stream);
     };
     const Source<Scalar> src{{nullptr, nullptr, nullptr, a->m, a->n}, a, &in, nullptr};
-    return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
+    return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{}, stream);
   }
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host plans from the matrix
   const std::vector<Offset> row_ptr = download_row_ptr(*a);
   Source<Scalar> src{{row_ptr.data(), nullptr, nullptr, a->m, a->n}, a, nullptr, nullptr};
   std::vector<Ordinal> col;
@@ -667,21 +748,23 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
     src.host.col = col.data();
     src.host.val = val.data();
   }
-  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{});
+  return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{}, stream);
 }
 
 }  // namespace
 
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<float>&,
                                                             const Options&,
-                                                            std::shared_ptr<const void>);
+                                                            std::shared_ptr<const void>,
+                                                            cudaStream_t);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const CsrPointers<double>&,
                                                              const Options&,
-                                                             std::shared_ptr<const void>);
+                                                             std::shared_ptr<const void>,
+                                                             cudaStream_t);
 template std::unique_ptr<OperatorImpl<float>> make_operator(const DeviceCsrArrays<float>&,
-                                                            const Options&);
+                                                            const Options&, cudaStream_t);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const DeviceCsrArrays<double>&,
-                                                             const Options&);
+                                                             const Options&, cudaStream_t);
 template const std::vector<KernelRow<float>>& kernel_table();
 template const std::vector<KernelRow<double>>& kernel_table();
 template const KernelRow<float>& kernel_row(Kernel);

@@ -30,6 +30,13 @@ template <class Scalar>
 using DeviceFactory = std::unique_ptr<DeviceSpmv<Scalar>> (*)(
     std::shared_ptr<const DeviceCsr<Scalar>> a, const DevicePlanInput& in);
 
+// The same with its set-up (uploads, a library's analysis) enqueued on `stream` without waiting:
+// the kernel is ready once `stream` has passed it.
+template <class Scalar>
+using StreamFactory =
+    std::unique_ptr<DeviceSpmv<Scalar>> (*)(std::shared_ptr<const DeviceCsr<Scalar>> a,
+                                            const CsrPointers<Scalar>& host, cudaStream_t stream);
+
 template <class Scalar>
 struct KernelRow {
   KernelInfo info;
@@ -40,6 +47,9 @@ struct KernelRow {
   // The factory from the device's row profile, where the kernel has one (the multi-device
   // executor's pieces use it; Auto keeps to these kernels there).
   DeviceFactory<Scalar> make_on_device = nullptr;
+  // The factory on a caller's stream, where the kernel has one (an Operator built on an
+  // instance); the others plan on the host and upload synchronously.
+  StreamFactory<Scalar> make_on_stream = nullptr;
 };
 
 // The CUDA backend's kernels, one row each: the registry's CUDA rows.
@@ -71,6 +81,14 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 // `keep_alive` owns host_matrix's arrays: a streamed matrix is read from them (pinned in place)
 // on every apply, so they must live as long as the operator.
 //
+// `stream`: where the set-up's device work goes. Null: the legacy default stream, and the
+// operator is ready on return. Another (an instance's): the upload and the set-up of the kernels
+// with a stream factory (csr-vector, the cuSPARSE kernels) are enqueued there without waiting;
+// every later apply, on any stream, and update_values are ordered after it. Kernels that plan on
+// the host (partial-overlap, seg, seg-r, hbp) first wait for `stream` (not the device: their
+// factories read the uploaded CSR), then set up synchronously; full-overlap streams from host
+// memory as before.
+//
 // Kernel::Auto, options.autotune == false: analysis::auto_kernel of the row statistics.
 // Kernel::Auto, options.autotune == true: every row with autotune (and worth_timing) is a
 // candidate of the tuner (core/tuner.hpp), run on the caller's first calls (each result is a
@@ -79,16 +97,18 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_device_spmv(Kernel kernel,
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& host_matrix,
                                                     const Options& options,
-                                                    std::shared_ptr<const void> keep_alive);
+                                                    std::shared_ptr<const void> keep_alive,
+                                                    cudaStream_t stream = nullptr);
 
 // The same for a matrix already in the memory of options.devices[0] (cuda::adopt): kernels that
 // run on the CSR use it there; Kernel::Auto picks among them. It stays resident. With 32-bit
 // offsets, Kernel::Auto (not autotuned), csr-vector and the cuSPARSE kernels are planned from the
 // row profile computed on the device (row_profile.hpp): nothing of the matrix is read back. Other
 // kernels, autotuning and 64-bit offsets read the row pointer back (4 or 8 bytes a row) and,
-// where they preprocess on the host, the entries.
+// where they preprocess on the host, the entries. `stream`: as above.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar>& device_matrix,
-                                                    const Options& options);
+                                                    const Options& options,
+                                                    cudaStream_t stream = nullptr);
 
 }  // namespace kspmv::cuda

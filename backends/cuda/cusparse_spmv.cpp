@@ -113,6 +113,10 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     } else {
       KSPMV_CUDA_CHECK(pre);
     }
+    // On a stream of the caller's, the stand-ins go back to the pool after the preprocessing,
+    // without waiting (on the legacy default stream, `own` waits for the device as it goes:
+    // the kernel is ready on return).
+    if (stream) own.free_after(stream);
   }
   void release() noexcept {
     if (x_) cusparseDestroyDnVec(x_);

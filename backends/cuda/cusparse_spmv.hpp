@@ -17,7 +17,8 @@ namespace kspmv::cuda {
 // (cudaMalloc'd memory is). kernel: Cusparse or CusparseAlg2 (InvalidArgument otherwise).
 // `scratch` (DevicePlanInput::scratch) holds the stand-in vectors of the set-up, which then
 // leaves its work queued on `stream` (the preprocessing's); without it they are allocated here,
-// and the set-up waits for them.
+// and the set-up waits for the device (null `stream`) or frees them stream-ordered on `stream`
+// and leaves its work queued there (the kernel is ready once `stream` has passed it).
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(
     std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel = Kernel::Cusparse,

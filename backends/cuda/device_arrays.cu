@@ -50,25 +50,36 @@ __global__ void check_cols(const Ordinal* col, std::size_t nnz, Ordinal n,
   if (k < nnz && (col[k] < 0 || col[k] >= n)) atomicMin(bad, static_cast<unsigned long long>(k));
 }
 
-// A device flag starting at kNone, read back after the kernels that lower it.
+// A device flag starting at kNone, read back after the kernels that lower it on `stream` (the
+// host waits for that stream: the set-up's one read-back of a check). Set and freed on `stream`
+// too: nothing waits for the device or the legacy default stream.
 class FirstBad {
  public:
-  FirstBad() : flag_(1) { flag_.upload(&kNone, 1); }
+  explicit FirstBad(cudaStream_t stream) : flag_(1, kPooled, stream), stream_(stream) {
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(flag_.data(), 0xff, flag_.bytes(), stream));  // kNone
+  }
+  ~FirstBad() { flag_.free_after(stream_); }
+  FirstBad(const FirstBad&) = delete;
+  FirstBad& operator=(const FirstBad&) = delete;
   unsigned long long* get() const { return flag_.data(); }
   unsigned long long read() const {
     unsigned long long v = kNone;
     KSPMV_CUDA_CHECK(cudaGetLastError());
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream_));
     flag_.download(&v, 1);
     return v;
   }
 
  private:
   DeviceBuffer<unsigned long long> flag_;
+  cudaStream_t stream_;
 };
 
+// *p, read back after `stream`'s work.
 template <class T>
-T read_one(const T* p) {
+T read_one(const T* p, cudaStream_t stream) {
   T v{};
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
   KSPMV_CUDA_CHECK(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost));
   return v;
 }
@@ -77,20 +88,20 @@ T read_one(const T* p) {
 // has O's width (an unsigned one ending within O's range), or a converted copy whose entries
 // must lie in [0, max of O].
 template <class O, class In>
-DeviceBuffer<O> row_ptr_of(const void* p, std::size_t count) {
+DeviceBuffer<O> row_ptr_of(const void* p, std::size_t count, cudaStream_t stream) {
   const In* in = static_cast<const In*>(p);
   if constexpr (sizeof(In) == sizeof(O)) {
     if (std::is_unsigned_v<In> && count > 0 &&
-        read_one(in + count - 1) > static_cast<In>(std::numeric_limits<O>::max()))
+        read_one(in + count - 1, stream) > static_cast<In>(std::numeric_limits<O>::max()))
       throw UnsupportedError("the row map ends past " +
                              std::to_string(std::numeric_limits<O>::max()) + " non-zeros");
     return DeviceBuffer<O>::borrow(const_cast<O*>(reinterpret_cast<const O*>(in)), count);
   } else {
     DeviceBuffer<O> out(count);
-    FirstBad bad;
+    FirstBad bad(stream);
     if (count > 0)
-      narrow<<<blocks_for(count), kThreads>>>(in, out.data(), count, 0,
-                                              std::numeric_limits<O>::max(), bad.get());
+      narrow<<<blocks_for(count), kThreads, 0, stream>>>(in, out.data(), count, 0,
+                                                         std::numeric_limits<O>::max(), bad.get());
     if (const auto i = bad.read(); i != kNone)
       throw UnsupportedError("row map entry " + std::to_string(i) + " is negative or past " +
                              std::to_string(std::numeric_limits<O>::max()) +
@@ -101,26 +112,29 @@ DeviceBuffer<O> row_ptr_of(const void* p, std::size_t count) {
 
 // The caller's row map of any supported type as O.
 template <class O>
-DeviceBuffer<O> row_ptr_as(const void* p, int bytes, bool is_signed, std::size_t count) {
+DeviceBuffer<O> row_ptr_as(const void* p, int bytes, bool is_signed, std::size_t count,
+                           cudaStream_t stream) {
   if (bytes == 4)
-    return is_signed ? row_ptr_of<O, std::int32_t>(p, count)
-                     : row_ptr_of<O, std::uint32_t>(p, count);
-  return is_signed ? row_ptr_of<O, std::int64_t>(p, count) : row_ptr_of<O, std::uint64_t>(p, count);
+    return is_signed ? row_ptr_of<O, std::int32_t>(p, count, stream)
+                     : row_ptr_of<O, std::uint32_t>(p, count, stream);
+  return is_signed ? row_ptr_of<O, std::int64_t>(p, count, stream)
+                   : row_ptr_of<O, std::uint64_t>(p, count, stream);
 }
 
 template <class C>
-DeviceBuffer<Ordinal> col_of(const void* p, std::size_t nnz, Ordinal n) {
+DeviceBuffer<Ordinal> col_of(const void* p, std::size_t nnz, Ordinal n, cudaStream_t stream) {
   const C* in = static_cast<const C*>(p);
   if constexpr (sizeof(C) == sizeof(Ordinal)) {
     return DeviceBuffer<Ordinal>::borrow(const_cast<Ordinal*>(reinterpret_cast<const Ordinal*>(in)),
                                          nnz);
   } else {
     DeviceBuffer<Ordinal> out(nnz);
-    FirstBad bad;
+    FirstBad bad(stream);
     if (nnz > 0)
-      narrow<<<blocks_for(nnz), kThreads>>>(in, out.data(), nnz, 0, n > 0 ? n - 1 : -1, bad.get());
+      narrow<<<blocks_for(nnz), kThreads, 0, stream>>>(in, out.data(), nnz, 0, n > 0 ? n - 1 : -1,
+                                                       bad.get());
     if (const auto k = bad.read(); k != kNone)
-      throw InvalidArgument("Operator: column index " + std::to_string(read_one(in + k)) +
+      throw InvalidArgument("Operator: column index " + std::to_string(read_one(in + k, stream)) +
                             " of entry " + std::to_string(k) + " is outside [0, " +
                             std::to_string(n) + ")");
     return out;
@@ -128,14 +142,15 @@ DeviceBuffer<Ordinal> col_of(const void* p, std::size_t nnz, Ordinal n) {
 }
 
 template <class S>
-void check(const DeviceCsr<S>& d) {
-  FirstBad rows, cols;
+void check(const DeviceCsr<S>& d, cudaStream_t stream) {
+  FirstBad rows(stream), cols(stream);
   d.with_view([&](const auto& v) {
     using O = std::remove_cv_t<std::remove_pointer_t<decltype(v.row_ptr)>>;
-    check_rows<<<blocks_for(std::size_t(d.m) + 1), kThreads>>>(v.row_ptr, d.m,
-                                                               static_cast<O>(d.nnz), rows.get());
+    check_rows<<<blocks_for(std::size_t(d.m) + 1), kThreads, 0, stream>>>(
+        v.row_ptr, d.m, static_cast<O>(d.nnz), rows.get());
   });
-  if (d.nnz > 0) check_cols<<<blocks_for(d.nnz), kThreads>>>(d.col.data(), d.nnz, d.n, cols.get());
+  if (d.nnz > 0)
+    check_cols<<<blocks_for(d.nnz), kThreads, 0, stream>>>(d.col.data(), d.nnz, d.n, cols.get());
   if (const auto i = rows.read(); i != kNone) {
     if (i == static_cast<unsigned long long>(d.m))
       throw InvalidArgument("Operator: the row map does not run from 0 to the " +
@@ -143,15 +158,15 @@ void check(const DeviceCsr<S>& d) {
     throw InvalidArgument("Operator: the row map decreases after row " + std::to_string(i));
   }
   if (const auto k = cols.read(); k != kNone)
-    throw InvalidArgument("Operator: column index " + std::to_string(read_one(d.col.data() + k)) +
-                          " of entry " + std::to_string(k) + " is outside [0, " +
-                          std::to_string(d.n) + ")");
+    throw InvalidArgument("Operator: column index " +
+                          std::to_string(read_one(d.col.data() + k, stream)) + " of entry " +
+                          std::to_string(k) + " is outside [0, " + std::to_string(d.n) + ")");
 }
 
 }  // namespace
 
 template <class S>
-DeviceCsr<S> adopt(const DeviceCsrArrays<S>& a, bool validate) {
+DeviceCsr<S> adopt(const DeviceCsrArrays<S>& a, bool validate, cudaStream_t stream) {
   if (a.m > 0 && a.row_ptr == nullptr) throw InvalidArgument("Operator: the row map is empty");
   if (a.offset_bytes == 4 && a.offset_signed &&
       !narrow_offsets(static_cast<Offset>(std::min<std::size_t>(a.nnz, INT64_MAX))))
@@ -165,19 +180,23 @@ DeviceCsr<S> adopt(const DeviceCsrArrays<S>& a, bool validate) {
   const bool wide = !narrow_offsets(d.nnz);
   if (a.row_ptr == nullptr) {
     d.row_ptr = DeviceBuffer<DeviceOffset>(1);
-    KSPMV_CUDA_CHECK(cudaMemset(d.row_ptr.data(), 0, sizeof(DeviceOffset)));
+    KSPMV_CUDA_CHECK(cudaMemsetAsync(d.row_ptr.data(), 0, sizeof(DeviceOffset), stream));
   } else if (wide) {
-    d.row_ptr_wide = row_ptr_as<Offset>(a.row_ptr, a.offset_bytes, a.offset_signed, offsets);
+    d.row_ptr_wide =
+        row_ptr_as<Offset>(a.row_ptr, a.offset_bytes, a.offset_signed, offsets, stream);
   } else {
-    d.row_ptr = row_ptr_as<DeviceOffset>(a.row_ptr, a.offset_bytes, a.offset_signed, offsets);
+    d.row_ptr =
+        row_ptr_as<DeviceOffset>(a.row_ptr, a.offset_bytes, a.offset_signed, offsets, stream);
   }
-  d.col = a.index_bytes == 4 ? col_of<std::int32_t>(a.col, a.nnz, a.n)
-                             : col_of<std::int64_t>(a.col, a.nnz, a.n);
+  d.col = a.index_bytes == 4 ? col_of<std::int32_t>(a.col, a.nnz, a.n, stream)
+                             : col_of<std::int64_t>(a.col, a.nnz, a.n, stream);
   d.val = DeviceBuffer<S>(a.nnz);
   if (a.nnz > 0)
-    KSPMV_CUDA_CHECK(cudaMemcpy(d.val.data(), a.val, d.val.bytes(), cudaMemcpyDeviceToDevice));
-  if (validate) check(d);
-  KSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+    KSPMV_CUDA_CHECK(
+        cudaMemcpyAsync(d.val.data(), a.val, d.val.bytes(), cudaMemcpyDeviceToDevice, stream));
+  if (validate) check(d, stream);
+  // On the legacy default stream the matrix is ready on return; on another, its work stays queued.
+  if (!stream) KSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return d;
 }
 
@@ -204,8 +223,8 @@ DeviceBuffer<Offset> widen(const Ordinal* indices, std::size_t count) {
   return out;
 }
 
-template DeviceCsr<float> adopt(const DeviceCsrArrays<float>&, bool);
-template DeviceCsr<double> adopt(const DeviceCsrArrays<double>&, bool);
+template DeviceCsr<float> adopt(const DeviceCsrArrays<float>&, bool, cudaStream_t);
+template DeviceCsr<double> adopt(const DeviceCsrArrays<double>&, bool, cudaStream_t);
 template std::vector<Offset> download_row_ptr(const DeviceCsr<float>&);
 template std::vector<Offset> download_row_ptr(const DeviceCsr<double>&);
 

@@ -14,9 +14,13 @@ namespace kspmv::cuda {
 // column indices are used in place, 64-bit ones narrowed into a copy. The values are always
 // copied, so that update_values never writes into the caller's array. With `validate`, the
 // arrays are checked on the device as CsrMatrix::validate checks a host matrix
-// (InvalidArgument naming the first bad row or entry).
+// (InvalidArgument naming the first bad row or entry). The work goes on `stream`, after the
+// caller's work there: null, the legacy default stream, ready on return; another, left queued.
+// The host waits for `stream` only to read a check's result back (a converted array's range,
+// `validate`).
 template <class Scalar>
-DeviceCsr<Scalar> adopt(const DeviceCsrArrays<Scalar>& a, bool validate);
+DeviceCsr<Scalar> adopt(const DeviceCsrArrays<Scalar>& a, bool validate,
+                        cudaStream_t stream = nullptr);
 
 // The row pointer of `a`, read back as Offsets (what the kernels' host-side plans read).
 template <class Scalar>

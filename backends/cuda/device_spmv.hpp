@@ -31,6 +31,10 @@ struct DeviceCsr {
   static DeviceCsr upload(const CsrPointers<Scalar>& a) {
     return upload(a, !narrow_offsets(a.nnz()));
   }
+  // The same (offsets by default) enqueued on `stream` without waiting: pageable host arrays are
+  // staged before it returns, page-locked ones read later (they must stay until `stream` has
+  // passed the copies).
+  static DeviceCsr upload_on(const CsrPointers<Scalar>& a, cudaStream_t stream);
   bool wide() const { return row_ptr_wide.size() > 0; }
   // The arrays with the row pointer as O (DeviceOffset when !wide(), Offset when wide()).
   template <class O>

@@ -75,11 +75,12 @@ int warp_blocks(long long warps) {
 
 template <class Scalar>
 LongRowPath<Scalar>::LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
-                                 Offset chunk_nnz, int max_vectors)
-    : LongRowPath(plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz), max_vectors) {}
+                                 Offset chunk_nnz, int max_vectors, cudaStream_t stream)
+    : LongRowPath(plan_long_rows(host_row_ptr, m, std::move(rows), chunk_nnz), max_vectors,
+                  stream) {}
 
 template <class Scalar>
-LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors)
+LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors, cudaStream_t stream)
     : max_vectors_(max_vectors) {
   if (max_vectors < 1 || max_vectors > kMaxVectorsPerPass)
     throw InvalidArgument("long-row path: max_vectors must be in 1.." +
@@ -88,12 +89,15 @@ LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors)
   nrows_ = static_cast<Ordinal>(plan.rows.size());
   nchunks_ = static_cast<Ordinal>(plan.chunk_begin.size());
   if (nrows_ == 0) return;
-  rows_ = upload_vector(plan.rows);
-  first_chunk_ = upload_vector(plan.first_chunk);
-  chunk_begin_ = upload_vector(plan.chunk_begin);
-  chunk_end_ = upload_vector(plan.chunk_end);
+  const auto put = [stream](const auto& v) {
+    return stream ? upload_vector(v, stream) : upload_vector(v);
+  };
+  rows_ = put(plan.rows);
+  first_chunk_ = put(plan.first_chunk);
+  chunk_begin_ = put(plan.chunk_begin);
+  chunk_end_ = put(plan.chunk_end);
   partial_ = DeviceBuffer<Scalar>(static_cast<std::size_t>(nchunks_) * max_vectors_, kPooled,
-                                  cudaStreamLegacy);
+                                  stream ? stream : cudaStreamLegacy);
 }
 
 template <class Scalar>

@@ -32,13 +32,15 @@ class LongRowPath {
   // `rows`: the long rows (ascending, any subset of [0, m)); `host_row_ptr`: the matrix's host
   // row pointer (m + 1). Uploads the chunk plan (kspmv::plan_long_rows) to the current device.
   // `max_vectors` (1..kMaxVectorsPerPass): the most vectors one run takes; the work buffer holds
-  // that many sums per chunk. InvalidArgument when it is out of range.
+  // that many sums per chunk. InvalidArgument when it is out of range. `stream`: null uploads
+  // synchronously, another enqueues the upload there without waiting.
   LongRowPath(const Offset* host_row_ptr, Ordinal m, std::vector<Ordinal> rows,
-              Offset chunk_nnz = kLongRowChunkNnz, int max_vectors = 1);
+              Offset chunk_nnz = kLongRowChunkNnz, int max_vectors = 1,
+              cudaStream_t stream = nullptr);
   // The same from a plan already made (plan_long_row_extents, e.g. from rows found on the
   // device: row_profile.hpp), its chunk offsets into the col and val arrays that run() or
   // sum_chunks() is given (the streamed ring's: relative to the slot that holds the chunk).
-  explicit LongRowPath(const LongRowPlan& plan, int max_vectors = 1);
+  explicit LongRowPath(const LongRowPlan& plan, int max_vectors = 1, cudaStream_t stream = nullptr);
 
   Ordinal rows() const { return nrows_; }
   // Enqueues y[r] = alpha*A(r,:)*x + beta*y[r] for every listed row r on `stream`; no other

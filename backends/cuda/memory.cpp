@@ -63,8 +63,9 @@ void copy_to_device(void* dst, const void* host, std::size_t bytes) {
   KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
-void copy_to_host(void* host, const void* src, std::size_t bytes) {
+void copy_to_host(void* host, const void* src, std::size_t bytes, cudaStream_t after) {
   if (bytes == 0) return;
+  if (after) KSPMV_CUDA_CHECK(cudaStreamSynchronize(after));
   KSPMV_CUDA_CHECK(cudaMemcpy(host, src, bytes, cudaMemcpyDefault));
 }
 
@@ -173,6 +174,19 @@ void pool_free(void* p) noexcept {
       cudaFree(p);
     }
   });
+}
+
+void pool_free_after(void* p, cudaStream_t stream) noexcept {
+  if (!p) return;
+  cudaMemPool_t pool = nullptr;
+  try {
+    pool = pool_of(current_device());  // made when p was allocated
+  } catch (...) {
+  }
+  if (pool)
+    cudaFreeAsync(p, stream);
+  else
+    cudaFree(p);
 }
 
 PinnedRange::PinnedRange(const void* p, std::size_t bytes) {
@@ -349,6 +363,12 @@ void Event::record(cudaStream_t s) const {
 }
 void Event::synchronize() const {
   KSPMV_CUDA_CHECK(cudaEventSynchronize(e_));
+}
+bool Event::done() const {
+  const cudaError_t code = cudaEventQuery(e_);
+  if (code == cudaErrorNotReady) return false;
+  KSPMV_CUDA_CHECK(code);
+  return true;
 }
 float Event::elapsed_since(const Event& start) const {
   float ms = 0;

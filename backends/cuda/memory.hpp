@@ -49,6 +49,9 @@ inline constexpr std::size_t kPoolKeepBytes = std::size_t{256} << 20;
 void* pool_malloc(std::size_t bytes, cudaStream_t stream);
 // Waits for the owning device's work, as cudaFree does, then gives p back to its pool.
 void pool_free(void* p) noexcept;
+// Gives p (of pool_malloc, on the current device) back to its pool once `stream` has passed its
+// work queued so far, without waiting (a device without pools: cudaFree, which waits).
+void pool_free_after(void* p, cudaStream_t stream) noexcept;
 void* pinned_malloc(std::size_t bytes);  // CudaError on failure
 void pinned_free(void* p) noexcept;
 // Copies `bytes` from host memory to the current device and returns when they have landed. A
@@ -56,8 +59,8 @@ void pinned_free(void* p) noexcept;
 // completes, and kernels on non-blocking streams do not wait for it: this one waits.
 void copy_to_device(void* dst, const void* host, std::size_t bytes);
 // Copies `bytes` of device (or any CUDA-visible) memory to host memory, after the work queued
-// on the legacy default stream.
-void copy_to_host(void* host, const void* src, std::size_t bytes);
+// on the legacy default stream and, when given, on `after` (the host waits for that stream).
+void copy_to_host(void* host, const void* src, std::size_t bytes, cudaStream_t after = nullptr);
 // Enqueues a copy of `bytes` from one device's memory to another's (or the same's) on `stream`:
 // straight over the link where peer access is enabled, else staged by the driver. Unlike
 // cudaMemcpyPeerAsync, it may be captured into a CUDA graph.
@@ -125,6 +128,20 @@ class DeviceBuffer {
   // Synchronous copies of `n` elements (all by default); see copy_to_device.
   void upload(const T* host, std::size_t n) { copy_to_device(p_, host, n * sizeof(T)); }
   void upload(const T* host) { upload(host, n_); }
+  // Enqueues the copy of every element on `stream` without waiting for it. Pageable host memory
+  // is staged before the call returns (CUDA's rule for such copies); page-locked memory is read
+  // later: it must stay until `stream` has passed the copy.
+  void upload(const T* host, cudaStream_t stream) {
+    if (n_) KSPMV_CUDA_CHECK(cudaMemcpyAsync(p_, host, bytes(), cudaMemcpyHostToDevice, stream));
+  }
+  // Frees the memory now, stream-ordered after `stream`'s work where it came from the pool
+  // (pool_free_after); the buffer is then empty.
+  void free_after(cudaStream_t stream) noexcept {
+    if (owner_ == Owner::Malloc) device_free(p_);
+    if (owner_ == Owner::Pool) pool_free_after(p_, stream);
+    p_ = nullptr;
+    n_ = 0;
+  }
   void download(T* host, std::size_t n) const {
     if (n) KSPMV_CUDA_CHECK(cudaMemcpy(host, p_, n * sizeof(T), cudaMemcpyDeviceToHost));
   }
@@ -142,6 +159,13 @@ template <class T>
 DeviceBuffer<T> upload_vector(const std::vector<T>& v) {
   DeviceBuffer<T> d(v.size(), kPooled, cudaStreamLegacy);
   d.upload(v.data());
+  return d;
+}
+// The same enqueued on `stream` (non-null) without waiting: v is staged before the call returns.
+template <class T>
+DeviceBuffer<T> upload_vector(const std::vector<T>& v, cudaStream_t stream) {
+  DeviceBuffer<T> d(v.size(), kPooled, stream);
+  d.upload(v.data(), stream);
   return d;
 }
 
@@ -252,6 +276,8 @@ class Event {
   cudaEvent_t get() const { return e_; }
   void record(cudaStream_t s) const;
   void synchronize() const;
+  // Whether the work before the last record has finished (cudaEventQuery; no wait).
+  bool done() const;
   // Milliseconds from `start` to this event (both recorded and completed).
   float elapsed_since(const Event& start) const;
 

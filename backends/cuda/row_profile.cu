@@ -308,6 +308,7 @@ LongRowPlan plan_long_rows_on_device(const DeviceOffset* local, Ordinal m, Offse
                                      cudaMemcpyDeviceToHost, stream));
     KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
+  own.free_after(stream);             // read: back to the pool without a wait for the device
   std::vector<Ordinal> order(count);  // the rows found in any order: ascending
   for (Ordinal k = 0; k < count; ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](Ordinal a, Ordinal b) { return r[a] < r[b]; });

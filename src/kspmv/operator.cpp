@@ -7,6 +7,7 @@
 
 #include "kspmv/analysis/locality.hpp"
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/region.hpp"
 #include "kspmv/core/timer.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/formats/permute.hpp"
@@ -79,16 +80,24 @@ void check_no_alias(const Scalar* x, std::size_t nx, const Scalar* y, std::size_
 
 template <class Scalar>
 Operator<Scalar>::Operator(const CsrMatrix<Scalar>& a, Options options)
+    : Operator(nullptr, a, std::move(options)) {}
+
+template <class Scalar>
+Operator<Scalar>::Operator(DeviceStream stream, const CsrMatrix<Scalar>& a, Options options)
     : options_(std::move(options)) {
-  init(a);
+  init(a, stream);
 }
 
 template <class Scalar>
 Operator<Scalar>::Operator(const DeviceCsrArrays<Scalar>& a, Options options)
+    : Operator(nullptr, a, std::move(options)) {}
+
+template <class Scalar>
+Operator<Scalar>::Operator(DeviceStream stream, const DeviceCsrArrays<Scalar>& a, Options options)
     : options_(std::move(options)) {
   detail::check_csr_extents(static_cast<std::size_t>(std::max<Ordinal>(a.m, 0)), a.n, a.nnz, a.nnz);
   if (a.m < 0) throw InvalidArgument("Operator: negative row count");
-  init_device(a);
+  init_device(a, stream);
 }
 
 // Options::choose_devices: the first devices that pay for themselves on an apply of `a` by the
@@ -105,7 +114,8 @@ void choose_devices(Options& o, const CsrMatrix<Scalar>& a) {
 }
 
 template <class Scalar>
-void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
+void Operator<Scalar>::init(const CsrMatrix<Scalar>& a, DeviceStream stream) {
+  const Region region("kspmv::setup");
   resolve(options_);
   choose_devices(options_, a);
   const auto host = host_kokkos_lock(options_.backend != Backend::Cuda);
@@ -114,7 +124,7 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a) {
   if (options_.validate) a.validate();
   nnz_ = static_cast<std::size_t>(a.nnz());
   const CsrMatrix<Scalar> b = reordered(a);
-  impl_ = detail::make_operator_impl(b, options_);
+  impl_ = detail::make_operator_impl(b, options_, stream);
   source_ = b;  // shared: Mode::Transpose builds from it
   if (!perm_.empty() && options_.backend == Backend::Cuda)
     device_permuter_ = detail::make_vector_permutation<Scalar>(perm_, options_.backend,
@@ -157,7 +167,8 @@ VectorPermutation<Scalar>& Operator<Scalar>::permuter(Place place) {
 }
 
 template <class Scalar>
-void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
+void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a, DeviceStream stream) {
+  const Region region("kspmv::setup");
   resolve(options_);
   if (options_.reorder != Reorder::None && options_.reorder != Reorder::Auto)
     throw UnsupportedError(std::string("Operator: reorder ") + to_string(options_.reorder) +
@@ -166,7 +177,7 @@ void Operator<Scalar>::init_device(const DeviceCsrArrays<Scalar>& a) {
   nrows_ = a.m;
   ncols_ = a.n;
   nnz_ = a.nnz;
-  impl_ = detail::make_operator_impl(a, options_);
+  impl_ = detail::make_operator_impl(a, options_, stream);
 }
 
 template <class Scalar>
@@ -216,6 +227,7 @@ void Operator<Scalar>::apply_columns(DeviceStream stream, Place place, Scalar al
                                      const Scalar* x, std::size_t nx, std::size_t ldx, Scalar beta,
                                      Scalar* y, std::size_t ny, std::size_t ldy, std::size_t k,
                                      std::size_t ky, Mode mode) {
+  const Region region("kspmv::apply");
   const auto claimed = claim();  // a moved-from Operator throws here
   OperatorImpl<Scalar>& op = impl(Mode::NoTranspose);
   const auto rows = static_cast<std::size_t>(mode == Mode::Transpose ? ncols_ : nrows_);
@@ -339,6 +351,7 @@ void Operator<Scalar>::apply(Scalar alpha, const DistributedVector<Scalar>& x, S
   check_layout(y, "y");
   if (x.data(0) == y.data(0) && nrows_ > 0 && ncols_ > 0)
     throw InvalidArgument("apply: x and y are the same vector");
+  const Region region("kspmv::apply");
   const auto claimed = claim();
   last_ = impl_.get();
   impl_->apply_distributed(alpha, x, beta, y);
@@ -366,6 +379,13 @@ Prediction Operator<Scalar>::predict(const std::vector<double>& part_ms, double 
 
 template <class Scalar>
 void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bool device_memory) {
+  update_values(nullptr, values, count, device_memory);
+}
+
+template <class Scalar>
+void Operator<Scalar>::update_values(DeviceStream stream, const Scalar* values, std::size_t count,
+                                     bool device_memory) {
+  const Region region("kspmv::update_values");
   const auto claimed = claim();
   OperatorImpl<Scalar>& op = impl();
   if (count != nnz_)
@@ -393,13 +413,16 @@ void Operator<Scalar>::update_values(const Scalar* values, std::size_t count, bo
   if (source_.row_ptr.extent(0) > 0 && (host || !op.transposes_itself())) {
     HostView<Scalar> own = make_host_view<Scalar>("values", count);
     if (device_memory)
-      detail::copy_device_to_host(own.data(), values, count * sizeof(Scalar));
+      detail::copy_device_to_host(own.data(), values, count * sizeof(Scalar), stream);
     else
       std::copy(values, values + count, own.data());
     source_.values = own;
     if (host) values = own.data();
   }
-  op.update_values(values, device_memory);
+  if (stream)
+    op.update_values_on(values, device_memory, stream);
+  else
+    op.update_values(values, device_memory);
 }
 
 template <class Scalar>

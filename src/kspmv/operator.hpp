@@ -23,6 +23,22 @@
 //   No host synchronization, no allocation and no global fence happen there (CUDA-graph
 //   capturable), except while Kernel::Auto autotunes (its first calls time each candidate and wait
 //   for it).
+// - Set-up on the caller's instance: the constructors taking an execution space instance (or a
+//   cudaStream_t) enqueue the set-up's device work of a one-device CUDA operator on that
+//   instance's stream (a Kokkos::Cuda instance; a host instance is fenced and the set-up runs
+//   as without one) and return without waiting for it and without any device-wide
+//   synchronization: the matrix's upload, CSR-Vector's and cuSPARSE's set-up (its analysis
+//   included), a device matrix's conversion and row profile. Applies and update_values on any
+//   stream are ordered after it. The host still waits for that stream (never for the device)
+//   where it must read something back: a device matrix's row profile (its sums and the long
+//   rows' extents, which choose the kernel and its plan), the checks of Options::validate and
+//   of converted row maps and column indices, the row pointer of kernels planned on the host
+//   (and the entries for seg, seg-r, hbp, full-overlap), and before the factories of the
+//   kernels that plan on the host (partial-overlap, seg, seg-r, hbp), which then upload
+//   synchronously. Pageable host arrays are staged before the constructor returns;
+//   page-locked ones are read later. timings().preprocess_ms is then the host's part. Several
+//   devices, and the host and kokkos-default backends, set up before returning as without an
+//   instance.
 // - Threads: distinct Operators are independent, on any thread, each with its own stream on the
 //   GPU. One Operator serves one thread at a time (apply reuses its buffers and records its
 //   timings): a call of apply, update_values or timings while another thread's is running on
@@ -76,6 +92,17 @@ void check_columns(const V& v, const char* name) {
                           std::to_string(v.stride(0)) + "); use LayoutLeft or a contiguous View");
 }
 
+// The stream of a Kokkos::Cuda instance; any other instance is fenced and gives null (the
+// legacy default stream: work there is done before the call returns).
+template <class Exec>
+DeviceStream stream_of(const Exec& exec) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return exec.cuda_stream();
+#endif
+  exec.fence();
+  return nullptr;
+}
+
 template <class V>
 std::size_t leading_dim(const V& v) {
   if constexpr (V::rank == 2) return v.extent(1) > 1 ? v.stride(1) : v.extent(0);
@@ -105,6 +132,12 @@ class Operator {
   // counted; the host backend computes on it, every backend builds Mode::Transpose from it): do
   // not modify it while the Operator lives. A moved-from Operator throws InvalidArgument.
   explicit Operator(const CsrMatrix<Scalar>& a, Options options = {});
+  // The same with the set-up on `exec` or `stream` (see "Set-up on the caller's instance" at the
+  // top of this file).
+  Operator(DeviceStream stream, const CsrMatrix<Scalar>& a, Options options = {});
+  template <class Exec, class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+  Operator(const Exec& exec, const CsrMatrix<Scalar>& a, Options options = {})
+      : Operator(detail::stream_of(exec), a, std::move(options)) {}
 
   // From CSR Views (row_map: nrows + 1 offsets of any integer type; entries: column indices;
   // values), all in host memory or all in CUDA memory (CudaSpace, or CudaUVMSpace with the CUDA
@@ -128,11 +161,24 @@ class Operator {
   template <class RowMap, class Entries, class Values,
             class = std::enable_if_t<Kokkos::is_view<RowMap>::value>>
   Operator(Ordinal ncols, const RowMap& row_map, const Entries& entries, const Values& values,
-           Options options = {});
+           Options options = {})
+      : options_(std::move(options)) {
+    init_views(nullptr, ncols, row_map, entries, values);
+  }
+  // The same with the set-up on `exec` (see "Set-up on the caller's instance" above): Views in
+  // CUDA memory are converted, checked and profiled on its stream.
+  template <class Exec, class RowMap, class Entries, class Values,
+            class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+  Operator(const Exec& exec, Ordinal ncols, const RowMap& row_map, const Entries& entries,
+           const Values& values, Options options = {})
+      : options_(std::move(options)) {
+    init_views(detail::stream_of(exec), ncols, row_map, entries, values);
+  }
 
   // From CSR arrays in the memory of options.devices[0] given as pointers (the CUDA backend),
   // as the View constructor above; the caller keeps the arrays alive while the Operator lives.
   explicit Operator(const DeviceCsrArrays<Scalar>& a, Options options = {});
+  Operator(DeviceStream stream, const DeviceCsrArrays<Scalar>& a, Options options = {});
 
   ~Operator();
   Operator(Operator&&) noexcept;
@@ -154,14 +200,7 @@ class Operator {
             class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
   void apply(const Exec& exec, Scalar alpha, const X& x, Scalar beta, const Y& y,
              Mode mode = Mode::NoTranspose) {
-#ifdef KOKKOS_ENABLE_CUDA
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-      apply_views(exec.cuda_stream(), alpha, x, beta, y, mode);
-      return;
-    }
-#endif
-    exec.fence();
-    apply_views(nullptr, alpha, x, beta, y, mode);
+    apply_views(detail::stream_of(exec), alpha, x, beta, y, mode);
   }
   // Device vectors of options().devices[0] as raw pointers (CUDA backend), enqueued on
   // `stream` (a cudaStream_t) without waiting: k vectors stored one after the other.
@@ -204,18 +243,31 @@ class Operator {
 
   // New values for the same pattern (nnz of them, in the CSR order of the matrix the Operator
   // was built from), in host or device memory: every plan (kernel, batches, segments,
-  // partitions, the autotuner's choice) is kept. Device values are read on the legacy default
-  // stream; the call returns when the operator holds them.
+  // partitions, the autotuner's choice) is kept. On one CUDA device they are read on the
+  // operator's own stream after its last apply (device values written on another stream must
+  // be ready: fence it first, or use the instance form below); the call returns when the
+  // operator holds them.
   template <class V, class = std::enable_if_t<Kokkos::is_view<V>::value>>
   void update_values(const V& values) {
-    static_assert(std::is_same_v<std::remove_const_t<typename V::value_type>, Scalar>,
-                  "kspmv: update_values takes Views of the operator's scalar type");
-    if (!values.span_is_contiguous())
-      throw InvalidArgument("update_values: the values View is not contiguous");
-    update_values(values.data(), values.extent(0),
-                  detail::place_of<typename V::memory_space>(options_.backend) == Place::Device);
+    update_views(nullptr, values);
   }
   void update_values(const Scalar* values, std::size_t count, bool device_memory);
+  // The same enqueued on `exec` (a Kokkos::Cuda instance; a host instance is fenced and the call
+  // is the one above) or `stream`, one CUDA device: after the work queued there, without
+  // waiting; applies on any stream come after it. Host values: pageable memory is staged
+  // before the call returns, page-locked memory (CudaHostPinnedSpace) is read later and must
+  // not change until the stream has passed the refresh. Where the Operator keeps a host copy
+  // of the values for Mode::Transpose (kernels without a resident CSR: seg, seg-r,
+  // full-overlap; 64-bit offsets), device values are read back: the host waits for the stream
+  // first. Several devices and the other backends: `exec` is fenced, then as update_values(values)
+  // (the stream form does not wait: there `stream` must have passed the values' writes).
+  template <class Exec, class V, class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+  void update_values(const Exec& exec, const V& values) {
+    if (options_.backend != Backend::Cuda || options_.devices.size() != 1) exec.fence();
+    update_views(detail::stream_of(exec), values);
+  }
+  void update_values(DeviceStream stream, const Scalar* values, std::size_t count,
+                     bool device_memory);
 
   // Waits for the device work this Operator has queued (nothing on the host backend).
   void synchronize();
@@ -223,43 +275,42 @@ class Operator {
   Kernel kernel() const;
   // Options::reorder: the ordering the operator runs on (Reorder::Auto resolved; None where it
   // keeps none) and its permutation, perm[new] = old (empty for none).
-  Reorder reorder() const {
-    return reorder_;
-  }
-  const std::vector<Ordinal>& permutation() const {
-    return perm_;
-  }
+  Reorder reorder() const { return reorder_; }
+  const std::vector<Ordinal>& permutation() const { return perm_; }
   // With a permutation: apply on Views and pointers takes and returns vectors in the permuted
   // order (entry i is the caller's entry perm[i]) when `permuted` is true, saving the gather of
   // x and the scatter of y (for a solver that permutes its right-hand side once); false: the
   // caller's order, the default. Distributed vectors always hold the permuted order.
-  void use_permuted_order(bool permuted) {
-    permuted_order_ = permuted;
-  }
-  bool permuted_order() const {
-    return permuted_order_;
-  }
+  void use_permuted_order(bool permuted) { permuted_order_ = permuted; }
+  bool permuted_order() const { return permuted_order_; }
   // Where the matrix lives during apply: Options::residency with Auto resolved (Resident on the
   // host backend).
   Residency residency() const;
-  const Options& options() const {
-    return options_;
-  }
+  const Options& options() const { return options_; }
   // The last apply's times (waits for it when it is still running on a device), and the
   // reordering's (Timings::reorder_ms). Applies on device vectors are timed only with
   // Options::time_applies (kernel_ms and total_ms are 0 otherwise): timing events cost the
   // device a few microseconds per apply.
   Timings timings() const;
-  Ordinal nrows() const {
-    return nrows_;
-  }
-  Ordinal ncols() const {
-    return ncols_;
-  }
+  Ordinal nrows() const { return nrows_; }
+  Ordinal ncols() const { return ncols_; }
 
  private:
-  void init(const CsrMatrix<Scalar>& a);
-  void init_device(const DeviceCsrArrays<Scalar>& a);
+  void init(const CsrMatrix<Scalar>& a, DeviceStream stream);
+  void init_device(const DeviceCsrArrays<Scalar>& a, DeviceStream stream);
+  // The View constructors' work, the set-up on `stream`.
+  template <class RowMap, class Entries, class Values>
+  void init_views(DeviceStream stream, Ordinal ncols, const RowMap& row_map, const Entries& entries,
+                  const Values& values);
+  template <class V>
+  void update_views(DeviceStream stream, const V& values) {
+    static_assert(std::is_same_v<std::remove_const_t<typename V::value_type>, Scalar>,
+                  "kspmv: update_values takes Views of the operator's scalar type");
+    if (!values.span_is_contiguous())
+      throw InvalidArgument("update_values: the values View is not contiguous");
+    update_values(stream, values.data(), values.extent(0),
+                  detail::place_of<typename V::memory_space>(options_.backend) == Place::Device);
+  }
   // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself.
   CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a);
   // The gather and scatter of vectors in `place` (made on first use for host vectors).
@@ -314,10 +365,9 @@ class Operator {
 };
 
 template <class Scalar>
-template <class RowMap, class Entries, class Values, class>
-Operator<Scalar>::Operator(Ordinal ncols, const RowMap& row_map, const Entries& entries,
-                           const Values& values, Options options)
-    : options_(std::move(options)) {
+template <class RowMap, class Entries, class Values>
+void Operator<Scalar>::init_views(DeviceStream stream, Ordinal ncols, const RowMap& row_map,
+                                  const Entries& entries, const Values& values) {
   static_assert(RowMap::rank == 1 && Entries::rank == 1 && Values::rank == 1,
                 "kspmv: CSR arrays are rank-1 Views");
   static_assert(std::is_integral_v<typename RowMap::value_type> &&
@@ -343,14 +393,15 @@ Operator<Scalar>::Operator(Ordinal ncols, const RowMap& row_map, const Entries& 
                                       : HostView<Offset>("row_ptr", 1);
     a.col_idx = detail::host_array<Ordinal>(entries, "col_idx");
     a.values = detail::host_array<Scalar>(values, "values");
-    init(a);
+    init(a, stream);
     return;
   }
   using O = std::remove_const_t<typename RowMap::value_type>;
   using C = std::remove_const_t<typename Entries::value_type>;
   init_device({row_map.data(), static_cast<int>(sizeof(O)), std::is_signed_v<O>, entries.data(),
                static_cast<int>(sizeof(C)), values.data(), static_cast<Ordinal>(rows), ncols,
-               entries.extent(0)});
+               entries.extent(0)},
+              stream);
 }
 
 extern template class Operator<float>;

@@ -126,10 +126,11 @@ const char* execution_space_name(Backend backend) {
 
 namespace detail {
 
-void copy_device_to_host(void* host, const void* device, std::size_t bytes) {
+void copy_device_to_host(void* host, const void* device, std::size_t bytes, DeviceStream after) {
 #ifdef KSPMV_HAVE_CUDA
-  cuda::copy_to_host(host, device, bytes);
+  cuda::copy_to_host(host, device, bytes, after);
 #else
+  (void)after;
   if (!runs_on_device(Backend::KokkosDefault))
     throw InvalidArgument("device memory given to a build without a device");
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
@@ -187,10 +188,11 @@ void check_complex(const Options& o, bool multi) {
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
-                                                         const Options& o) {
+                                                         const Options& o, DeviceStream stream) {
   const bool multi = check_options(o);
   if constexpr (is_complex_v<Scalar>) {
     check_complex(o, multi);
+    (void)stream;
     return host::make_operator(a, o);  // the host backend's CSR kernel: the complex rows
   } else {
     if (o.backend == Backend::Host)
@@ -203,8 +205,9 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
     // streamed matrix is read from them.
     auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
     if (multi) return cuda::make_multi_operator(p, std::move(keep), o);
-    return cuda::make_operator(p, o, std::move(keep));
+    return cuda::make_operator(p, o, std::move(keep), stream);
 #else
+    (void)stream;
     throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
   }
@@ -212,7 +215,7 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
 
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
-                                                         const Options& o) {
+                                                         const Options& o, DeviceStream stream) {
   if (!runs_on_device(o.backend))
     throw InvalidArgument(std::string("Operator: the matrix is in device memory; the ") +
                           to_string(o.backend) + " backend takes host memory");
@@ -222,14 +225,14 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
         "operator from a host matrix");
   if constexpr (is_complex_v<Scalar>) {
     check_complex(o, false);  // no device row takes complex values yet: throws
-    (void)a;
+    (void)a, (void)stream;
     throw UnsupportedError("Operator: complex values in device memory");
   } else {
     if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
-    return cuda::make_operator(a, o);
+    return cuda::make_operator(a, o, stream);
 #else
-    (void)a;
+    (void)a, (void)stream;
     throw UnsupportedError("kspmv was built without the CUDA backend (KSPMV_ENABLE_CUDA)");
 #endif
   }
@@ -250,22 +253,22 @@ std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::ve
 }
 
 template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const CsrMatrix<float>&,
-                                                                 const Options&);
+                                                                 const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const CsrMatrix<double>&,
-                                                                  const Options&);
+                                                                  const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const DeviceCsrArrays<float>&,
-                                                                 const Options&);
+                                                                 const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const DeviceCsrArrays<double>&,
-                                                                  const Options&);
+                                                                  const Options&, DeviceStream);
 template std::unique_ptr<VectorPermutation<float>> make_vector_permutation(
     const std::vector<Ordinal>&, Backend, Place, int);
 template std::unique_ptr<VectorPermutation<double>> make_vector_permutation(
     const std::vector<Ordinal>&, Backend, Place, int);
-#define KSPMV_INSTANTIATE(S)                                                              \
-  template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const CsrMatrix<S>&,       \
-                                                               const Options&);           \
-  template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const DeviceCsrArrays<S>&, \
-                                                               const Options&);
+#define KSPMV_INSTANTIATE(S)                                                                  \
+  template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const CsrMatrix<S>&,           \
+                                                               const Options&, DeviceStream); \
+  template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const DeviceCsrArrays<S>&,     \
+                                                               const Options&, DeviceStream);
 KSPMV_INSTANTIATE(Kokkos::complex<float>)
 KSPMV_INSTANTIATE(Kokkos::complex<double>)
 #undef KSPMV_INSTANTIATE

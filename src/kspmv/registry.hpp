@@ -50,20 +50,25 @@ const char* execution_space_name(Backend backend);
 
 namespace detail {
 // Copies `bytes` from device memory (a CUDA device's, or that of Kokkos' default execution
-// space) to host memory (InvalidArgument in a build with no device).
-void copy_device_to_host(void* host, const void* device, std::size_t bytes);
+// space) to host memory (InvalidArgument in a build with no device), after the work on `after`
+// (a CUDA stream) when given.
+void copy_device_to_host(void* host, const void* device, std::size_t bytes,
+                         DeviceStream after = nullptr);
 
 // The backend's execution of `options` (devices resolved) for `a`, after the registry's checks:
 // the kernel runs on the backend, the residency and the device count suit it. Throws
-// UnsupportedError naming what the backend offers instead.
+// UnsupportedError naming what the backend offers instead. `stream`: where a single-device CUDA
+// operator enqueues its set-up (cuda::make_operator); null, and other backends: ready on return.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>& a,
-                                                         const Options& options);
+                                                         const Options& options,
+                                                         DeviceStream stream = nullptr);
 // The same for a matrix in device memory: the CUDA backend (memory of options.devices[0], one
 // device, resident) or kokkos-default (the memory of Kokkos' default execution space).
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
-                                                         const Options& options);
+                                                         const Options& options,
+                                                         DeviceStream stream = nullptr);
 
 // Gathers and scatters through perm (perm[new] = old) for vectors in host memory, or in the
 // memory of `device` (the CUDA backend; UnsupportedError for kokkos-default on a device).

@@ -145,6 +145,12 @@ class OperatorImpl {
     (void)values, (void)device;
     throw UnsupportedError("update_values: this operator cannot refresh its values");
   }
+  // The same enqueued on `stream` where the backend can (applies on any stream come after it);
+  // by default done at once, as update_values.
+  virtual void update_values_on(const Scalar* values, bool device, DeviceStream stream) {
+    (void)stream;
+    update_values(values, device);
+  }
   // Waits until the device work this operator queued has finished (host backends: nothing).
   virtual void synchronize() {}
 
