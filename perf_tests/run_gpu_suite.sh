@@ -62,7 +62,9 @@
 #                    lists every row's time over the base's (compare/compare.txt).
 #                    "kokkos-cuda-build" builds Kokkos 4.6.01 with CUDA (sm_90) by the
 #                    build-kokkos.sh beside the release tarball in KOKKOS_TARBALL_DIR (once, into
-#                    KOKKOS_CUDA_BUILD/kokkos), then kspmv with its nvcc_wrapper
+#                    KOKKOS_CUDA_BUILD/kokkos), Kokkos Kernels 4.6.01 against it by
+#                    build-kokkos-kernels.sh (once, KOKKOS_CUDA_BUILD/kokkos-kernels; its default
+#                    CUDA TPLs), then kspmv with its nvcc_wrapper
 #                    (KOKKOS_CUDA_BUILD/kspmv). "kokkos-cuda" does that (incrementally) and runs
 #                    every test with ctest, the GPU present: kokkos_cuda_tests.log and
 #                    kokkos_cuda.json (kokkos_cuda_tests_passed, _total, _failed, _skipped).
@@ -551,9 +553,22 @@ if want kokkos-cuda-build || want kokkos-cuda; then
   if [[ ! -x $KBUILD/kokkos/bin/nvcc_wrapper ]]; then
     run bash "$tarballs/build-kokkos.sh" "$KBUILD/kokkos" cuda
   fi
+  # Kokkos Kernels 4.6.01 against it, with its default CUDA TPLs (KokkosSparse::spmv calls
+  # cuSPARSE where it can, as an application's usual build does): the KokkosSparse adapter's
+  # tests then run on a real KokkosSparse::CrsMatrix in CudaSpace.
+  prefix_path=$KBUILD/kokkos
+  if [[ -f $tarballs/build-kokkos-kernels.sh && -f $tarballs/kokkos-kernels-4.6.01.tar.gz ]]; then
+    if [[ ! -d $KBUILD/kokkos-kernels/lib && ! -d $KBUILD/kokkos-kernels/lib64 ]]; then
+      run bash "$tarballs/build-kokkos-kernels.sh" "$KBUILD/kokkos" "$KBUILD/kokkos-kernels"
+    fi
+    prefix_path="$KBUILD/kokkos;$KBUILD/kokkos-kernels"
+  else
+    log "no build-kokkos-kernels.sh and kokkos-kernels-4.6.01.tar.gz in $tarballs: kspmv is" \
+      "built without Kokkos Kernels, the KokkosSparse adapter's tests are not built"
+  fi
   export PATH="/usr/local/cuda/bin:$PATH"  # nvcc_wrapper calls nvcc
   configure "$KBUILD/kspmv" "-DCMAKE_CXX_COMPILER=$KBUILD/kokkos/bin/nvcc_wrapper" \
-    "-DCMAKE_PREFIX_PATH=$KBUILD/kokkos" -DKSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    "-DCMAKE_PREFIX_PATH=$prefix_path" -DKSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_BUILD_TYPE=Release "${ZLIB_ARGS[@]}"
   run cmake --build "$KBUILD/kspmv" -j "$JOBS"
 fi
