@@ -22,7 +22,7 @@ cmake_policy(VERSION 3.22)
 set(_layers
   "0|src/kspmv/core/,src/kspmv/formats/,src/kspmv/io/,src/kspmv/gen/,src/kspmv/analysis/|kspmv/core/,kspmv/formats/,kspmv/io/,kspmv/gen/,kspmv/analysis/"
   "1|partitioners/|partitioners/"
-  "2|backends/host/|backends/host/"
+  "2|backends/kokkos/|backends/kokkos/"
   "2|backends/cuda/|backends/cuda/"
   "3|src/kspmv/|kspmv/"
   "4|src/kspmv/interop/|kspmv/interop/"

@@ -1,7 +1,7 @@
 // How the devices' results are combined in multi-device SpMV (docs/DESIGN.md "Several devices"):
 // one ExchangeStrategy per mode, planned from the PartitionPlan alone and carried out step by step
 // by the CUDA executor (backends/cuda/multi_device.hpp) and by the host emulation
-// (backends/host/multi_device.hpp) alike. Kokkos-free.
+// (backends/kokkos/multi_device.hpp) alike. Kokkos-free.
 //
 // Every mode lays vectors out the same way: each device holds max(m, n) entries of x and of y at
 // their global positions. The modes differ in which entries each device holds when an apply

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "testing/reference.hpp"
 #include "tools/args.hpp"

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "backends/host/batched_csr_spmv.hpp"
+#include "backends/kokkos/batched_csr_spmv.hpp"
 #include "batched_test_matrices.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/batched_csr.hpp"

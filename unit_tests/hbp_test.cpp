@@ -6,7 +6,7 @@
 #include <iostream>
 #include <numeric>
 
-#include "backends/host/hbp_spmv.hpp"
+#include "backends/kokkos/hbp_spmv.hpp"
 #include "hbp_test_cases.hpp"
 #include "kspmv/operator.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/operator.hpp"
 #include "testing/reference.hpp"

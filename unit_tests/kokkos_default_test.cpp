@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/default_space_operator.hpp"
+#include "backends/kokkos/default_space_operator.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/operator.hpp"

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/host/multi_device.hpp"
+#include "backends/kokkos/multi_device.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "testing/reference.hpp"

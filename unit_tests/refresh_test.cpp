@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/batched_csr_spmv.hpp"
-#include "backends/host/hbp_spmv.hpp"
-#include "backends/host/multi_device.hpp"
-#include "backends/host/segmented_csr_spmv.hpp"
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/batched_csr_spmv.hpp"
+#include "backends/kokkos/hbp_spmv.hpp"
+#include "backends/kokkos/multi_device.hpp"
+#include "backends/kokkos/segmented_csr_spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 #include "batched_test_matrices.hpp"
 #include "hbp_test_cases.hpp"
 #include "kspmv/formats/value_refresh.hpp"

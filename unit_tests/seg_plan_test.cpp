@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "backends/host/segmented_csr_spmv.hpp"
+#include "backends/kokkos/segmented_csr_spmv.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/seg_plan.hpp"
 #include "kspmv/formats/segmented_csr.hpp"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"

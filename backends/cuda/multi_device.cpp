@@ -1,5 +1,5 @@
 // The multi-GPU executor: pieces built on their devices, the exchange strategy's steps carried
-// out with streams and events from one host thread (the emulation: backends/host/multi_device).
+// out with streams and events from one host thread (the emulation: backends/kokkos/multi_device).
 #include "backends/cuda/multi_device.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Multi-GPU SpMV executor: runs a part::PartitionPlan on several CUDA devices from one host
 // thread, asynchronously (Gao et al. 2024 §3, Fig. 2; MSREP Alg. 2/3), carrying out the steps
-// of a part::ExchangeStrategy, as the host emulation (backends/host/multi_device.hpp) does.
+// of a part::ExchangeStrategy, as the host emulation (backends/kokkos/multi_device.hpp) does.
 //
 // Set-up: each device makes one allocation for what it keeps (its pieces, Merge's partials) and
 // the pieces' column indices and values are copied from the host into it (upload_ms), on a

@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "backends/host/default_space_operator.hpp"
-#include "backends/host/host_operator.hpp"
-#include "backends/host/multi_device.hpp"
-#include "backends/host/space_adopt.hpp"
-#include "backends/host/vector_permutation.hpp"
+#include "backends/kokkos/default_space_operator.hpp"
+#include "backends/kokkos/host_operator.hpp"
+#include "backends/kokkos/multi_device.hpp"
+#include "backends/kokkos/space_adopt.hpp"
+#include "backends/kokkos/vector_permutation.hpp"
 #include "kspmv/core/complex.hpp"
 #include "kspmv/core/error.hpp"
 #ifdef KSPMV_HAVE_CUDA

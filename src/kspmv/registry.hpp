@@ -1,6 +1,6 @@
 // The kernel registry: every kernel this build runs, one row per (backend, kernel), with what the
 // Operator checks and what the tests, the benchmarks and `kspmv demo` iterate. The rows live in
-// each backend's table beside the factories (backends/host/host_operator.cpp and
+// each backend's table beside the factories (backends/kokkos/host_operator.cpp and
 // backends/cuda/cuda_operator.cpp); the Operator reaches the backends only through here.
 #pragma once
 

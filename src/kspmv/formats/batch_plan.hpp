@@ -1,6 +1,6 @@
 // Host preprocessing of CSR-Partial-Overlap and CSR-Full-Overlap (Zeng & Zou 2023, Sec. 4):
 // batches, long rows and big batches computed from row_ptr alone. Kokkos-free: the CUDA
-// backend and the host twin (backends/host/batched_csr_spmv) share it.
+// backend and the host twin (backends/kokkos/batched_csr_spmv) share it.
 #pragma once
 
 #include <array>

@@ -1,8 +1,8 @@
-#include "backends/host/batched_csr_spmv.hpp"
+#include "backends/kokkos/batched_csr_spmv.hpp"
 
 #include <algorithm>
 
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 
 namespace kspmv::host {
 

@@ -1,5 +1,5 @@
 // Host SpMV kernels: the portable kernels on Kokkos::DefaultHostExecutionSpace.
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 
 namespace kspmv::host {
 

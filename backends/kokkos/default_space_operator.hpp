@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "backends/host/host_operator.hpp"
+#include "backends/kokkos/host_operator.hpp"
 
 namespace kspmv::host {
 

@@ -1,13 +1,13 @@
 // The kokkos-default backend: the portable kernels on Kokkos::DefaultExecutionSpace.
-#include "backends/host/default_space_operator.hpp"
+#include "backends/kokkos/default_space_operator.hpp"
 
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 
-#include "backends/host/space_adopt.hpp"
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/space_adopt.hpp"
+#include "backends/kokkos/spmv.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
 

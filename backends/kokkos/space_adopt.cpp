@@ -1,6 +1,6 @@
 // A CSR in the memory of Kokkos' default execution space adopted by the kokkos-default backend
 // (space_adopt.hpp): widened or narrowed where needed and checked there, never read back whole.
-#include "backends/host/space_adopt.hpp"
+#include "backends/kokkos/space_adopt.hpp"
 
 #include <cstdint>
 #include <limits>

@@ -1,5 +1,5 @@
 // segSpMV on the host execution space (paper 5, Sec. III: segment sums, then per-row sums).
-#include "backends/host/segmented_csr_spmv.hpp"
+#include "backends/kokkos/segmented_csr_spmv.hpp"
 
 namespace kspmv::host {
 

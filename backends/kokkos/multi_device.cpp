@@ -1,6 +1,6 @@
 // Sequential emulation of the multi-device executor: local pieces, then the steps of the
 // exchange strategy on each device's vectors.
-#include "backends/host/multi_device.hpp"
+#include "backends/kokkos/multi_device.hpp"
 
 #include <algorithm>
 #include <limits>

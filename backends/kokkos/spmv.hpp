@@ -4,7 +4,7 @@
 // x and y are host arrays of ncols and nrows entries.
 #pragma once
 
-#include "backends/host/space_spmv.hpp"
+#include "backends/kokkos/space_spmv.hpp"
 #include "kspmv/formats/coo.hpp"
 #include "kspmv/formats/csc.hpp"
 #include "kspmv/formats/csr.hpp"

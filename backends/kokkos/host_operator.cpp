@@ -1,13 +1,13 @@
 // The host backend behind kspmv::Operator: one format built at construction, one kernel per apply.
-#include "backends/host/host_operator.hpp"
+#include "backends/kokkos/host_operator.hpp"
 
 #include <string>
 #include <utility>
 
-#include "backends/host/batched_csr_spmv.hpp"
-#include "backends/host/hbp_spmv.hpp"
-#include "backends/host/segmented_csr_spmv.hpp"
-#include "backends/host/spmv.hpp"
+#include "backends/kokkos/batched_csr_spmv.hpp"
+#include "backends/kokkos/hbp_spmv.hpp"
+#include "backends/kokkos/segmented_csr_spmv.hpp"
+#include "backends/kokkos/spmv.hpp"
 #include "kspmv/core/complex.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"

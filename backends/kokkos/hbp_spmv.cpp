@@ -1,6 +1,6 @@
 // HBP on the host execution space: Alg. 3 of paper 3 per warp group, the fixed part by static
 // assignment and the competitive part by an atomic ticket (Sec. III-C), then the combine part.
-#include "backends/host/hbp_spmv.hpp"
+#include "backends/kokkos/hbp_spmv.hpp"
 
 #include <algorithm>
 

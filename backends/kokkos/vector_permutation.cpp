@@ -1,5 +1,5 @@
 // Host vectors through a permutation, on the host threads.
-#include "backends/host/vector_permutation.hpp"
+#include "backends/kokkos/vector_permutation.hpp"
 
 #include <Kokkos_Complex.hpp>
 
