@@ -827,6 +827,14 @@ void MultiDeviceSpmv<S>::apply_gathered(S alpha, const S* x, S beta, S* y, cudaS
 }
 
 template <class S>
+void MultiDeviceSpmv<S>::peer_copy(const part::Copy& c, const std::vector<S*>& x,
+                                   const std::vector<S*>& y, cudaStream_t stream) const {
+  copy_between_devices(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
+                       buffer(c.from, c.src, c.block, x, y) + c.from_offset, c.count * sizeof(S),
+                       stream);
+}
+
+template <class S>
 S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector<S*>& x,
                               const std::vector<S*>& y) const {
   switch (b) {
@@ -942,11 +950,6 @@ bool MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
     return true;
   }
   const bool graph = how == Enqueue::Graph;
-  const auto peer_copy = [&](const part::Copy& c, cudaStream_t stream) {
-    copy_between_devices(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
-                         buffer(c.from, c.src, c.block, x, y) + c.from_offset, c.count * sizeof(S),
-                         stream);
-  };
   for (auto& dev : devs_) {
     DeviceGuard guard(dev->device);
     if (!graph) dev->arrived.record(dev->main.get());
@@ -967,7 +970,7 @@ bool MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
     Dev& dev = *devs_[d];
     DeviceGuard guard(dev.device);
     for (const auto& c : s.before)
-      if (c.src == d) peer_copy(c, dev.main.get());
+      if (c.src == d) peer_copy(c, x, y, dev.main.get());
     if (s.halo)
       for (const auto& l : dev.sends)
         for (const auto& r : devs_[l.peer]->recvs)
@@ -1033,10 +1036,7 @@ void MultiDeviceSpmv<S>::enqueue_kernels(int d, S alpha, const std::vector<S*>& 
     }
     if (graph && p == dev.order.back()) record_in_graph(dev.last_kernel, slot);
     pc.done.record(slot);
-    for (const auto& c : steps_.after[p])
-      copy_between_devices(buffer(c.to, c.dst, c.block, x, y) + c.to_offset,
-                           buffer(c.from, c.src, c.block, x, y) + c.from_offset,
-                           c.count * sizeof(S), slot);
+    for (const auto& c : steps_.after[p]) peer_copy(c, x, y, slot);
     pc.sent.record(slot);
     previous = &pc.done;
   }

@@ -232,6 +232,9 @@ class MultiDeviceSpmv {
   void stop_replays(const std::string& why);  // every later apply enqueued step by step
   S* buffer(part::Buffer b, int device, int block, const std::vector<S*>& x,
             const std::vector<S*>& y) const;
+  // Enqueues one of the strategy's copies between devices on `stream`.
+  void peer_copy(const part::Copy& c, const std::vector<S*>& x, const std::vector<S*>& y,
+                 cudaStream_t stream) const;
   // Host entries into spans[d] of each device's vector, after its work.
   void put(const S* host, const std::vector<S*>& v,
            const std::vector<std::vector<part::Span>>& spans) const;
