@@ -106,7 +106,7 @@ TEST(ProfilingRegions, CudaOperatorMarksItsSetupPhases) {
   for (const char* phase :
        {"kspmv::setup::analysis", "kspmv::setup::upload", "kspmv::setup::kernels"})
     EXPECT_TRUE(rec.nested("kspmv::setup", phase)) << phase;
-  EXPECT_TRUE(rec.nested("kspmv::update_values", "kspmv::update_values"))
+  EXPECT_TRUE(rec.nested("kspmv::update_values", "kspmv::update_values::copy"))
       << "the backend's refresh phase inside the Operator's";
 }
 

@@ -516,7 +516,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
 
   // The refresh on `s`, after the last apply and the set-up (or the last refresh).
   void enqueue_values(const Scalar* values, bool device, cudaStream_t s) {
-    const Phase phase("kspmv::update_values");
+    const Phase phase("kspmv::update_values::copy");  // inside the facade's kspmv::update_values
     Resources<Scalar>& r = *r_;
     after_last_apply(s);
     after_ordered(s);

@@ -1,7 +1,7 @@
 // Named regions of kspmv's work for Kokkos Tools (Kokkos::Profiling::pushRegion/popRegion):
-// "kspmv::setup" and its phases, "kspmv::apply", "kspmv::update_values", so that a tool (the
-// Space Time Stack, Nsight through the nvtx connector) shows where kspmv spends an
-// application's time. Kokkos-free: the CUDA backend marks its set-up phases through it too.
+// "kspmv::setup" and its phases, "kspmv::apply", "kspmv::update_values" (and its phase), so
+// that a tool (the Space Time Stack, Nsight through the nvtx connector) shows where kspmv spends
+// an application's time. Kokkos-free: the CUDA backend marks its set-up phases through it too.
 #pragma once
 
 namespace kspmv {
