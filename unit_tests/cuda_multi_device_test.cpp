@@ -256,6 +256,40 @@ TYPED_TEST(CudaMultiDeviceTest, SignalledHaloOrdersBackToBackAppliesAndOverwrite
       }
 }
 
+// A replayed apply is kept for its vectors, not for later ones at the same addresses: CUDA's
+// graphs hold what they copied between (replaying one on freed vectors took cg_bench down in
+// cudaGraphLaunch). Vectors made, applied twice and freed, round after round, with the first
+// apply's scalars changing so that captures and replays alternate.
+TYPED_TEST(CudaMultiDeviceTest, ReplaysOfFreedVectorsAreNotReused) {
+  using S = TypeParam;
+  const auto a = random_matrix<S>(2000, 2000, 7, 23);
+  std::uint64_t seed = 300;
+  for (const auto& devices : device_lists())
+    for (Exchange e : {Exchange::AllGather, Exchange::Halo}) {
+      const int nd = static_cast<int>(devices.size());
+      cuda::MultiDeviceSpmv<S> md(pointers(a), plan_for(a, Scheme::LRA, nd), {e, devices});
+      for (int round = 0; round < 6; ++round) {
+        const std::string what = std::string(to_string(e)) + " N=" + std::to_string(nd) +
+                                 " round " + std::to_string(round);
+        const auto x = random_vector<S>(a.ncols, ++seed);
+        const auto dx = md.make_vector(nullptr), dy = md.make_vector(nullptr);
+        md.upload(x.data(), a.ncols, dx);
+        for (const S alpha : {S(1 + round % 2), S(1)}) {
+          for (int d = 0; d < nd; ++d) {
+            cuda::DeviceGuard guard(devices[d]);
+            KSPMV_CUDA_CHECK(cudaMemset(dy.data(d), 0xff, dy.part(d).size * sizeof(S)));
+          }
+          md.apply(alpha, dx, S(0), dy);
+          std::vector<S> y(a.nrows, std::nan("")), ref(a.nrows);
+          reference::spmv(alpha, a, x.data(), S(0), ref.data());
+          md.download(dy, a.nrows, y.data());
+          EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), S(0), {}), reference::tolerance<S>())
+              << what;
+        }
+      }
+    }
+}
+
 // allgather-x (CG(comp)): after an apply every device holds the whole x.
 TYPED_TEST(CudaMultiDeviceTest, AllGatherXLeavesTheWholeXOnEveryDevice) {
   using S = TypeParam;

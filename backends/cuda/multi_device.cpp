@@ -160,6 +160,7 @@ template <class S>
 struct MultiDeviceSpmv<S>::Replay {
   Exchange mode;
   std::vector<S*> x, y;
+  Owners owners;  // a graph replayed on freed vectors crashes the driver: never launched then
   S alpha, beta;
   MultiGraph graph;                 // every device's steps
   std::vector<MultiGraph> devices;  // or, signalled, each device's alone
@@ -781,7 +782,7 @@ void MultiDeviceSpmv<S>::download(const DistributedVector<S>& v, Ordinal len, S*
 template <class S>
 void MultiDeviceSpmv<S>::apply(S alpha, const DistributedVector<S>& x, S beta,
                                const DistributedVector<S>& y) {
-  run(alpha, pointers(x), beta, pointers(y));
+  run(alpha, pointers(x), beta, pointers(y), {x.storage(), y.storage()});
 }
 
 template <class S>
@@ -851,13 +852,14 @@ S* MultiDeviceSpmv<S>::buffer(Buffer b, int device, int block, const std::vector
 }
 
 template <class S>
-void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y) {
+void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
+                             const Owners& owners) {
   if (capturing(devs_[0]->main.get())) {  // a step of the caller's graph: timed by the caller
     signalled_ = enqueue(alpha, x, beta, y, Enqueue::CallersGraph);
     pending_ = false;
     return;
   }
-  if (const Replay* r = replay(alpha, x, beta, y)) {
+  if (const Replay* r = replay(alpha, x, beta, y, owners)) {
     const bool each = !r->devices.empty();
     int launched = 0;  // signalled: the devices whose graph is launched
     try {
@@ -881,18 +883,30 @@ void MultiDeviceSpmv<S>::run(S alpha, const std::vector<S*>& x, S beta, const st
 }
 
 // The graph of the apply with these vectors and scalars: a kept one, else a new capture (the
-// least recently used dropped beyond kReplays). A caller whose applies rarely repeat (more
-// captures than replays after kReplays captures) gets its applies enqueued step by step from
-// then on, and so does one whose capture fails (replay_note says why).
+// least recently used dropped beyond kReplays). A kept graph whose vectors were freed is
+// dropped, and one is kept only for the same vectors, not for later ones at the same
+// addresses. A caller whose applies rarely repeat (more captures than replays after kReplays
+// captures) gets its applies enqueued step by step from then on, and so does one whose capture
+// fails (replay_note says why).
 template <class S>
-auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y)
-    -> const Replay* {
+auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
+                                const Owners& owners) -> const Replay* {
   if (!graphs_) return nullptr;
   const auto same = [](S a, S b) { return std::memcmp(&a, &b, sizeof(S)) == 0; };
+  const auto same_owner = [](const std::weak_ptr<void>& a, const std::weak_ptr<void>& b) {
+    return !a.owner_before(b) && !b.owner_before(a);
+  };
+  const auto freed = [&](const std::weak_ptr<void>& w) {  // no owner: the executor's staging
+    return !same_owner(w, {}) && w.expired();
+  };
+  replays_.erase(
+      std::remove_if(replays_.begin(), replays_.end(),
+                     [&](const Replay& r) { return freed(r.owners.x) || freed(r.owners.y); }),
+      replays_.end());
   for (std::size_t k = 0; k < replays_.size(); ++k) {
     const Replay& r = replays_[k];
-    if (r.mode != exchange() || r.x != x || r.y != y || !same(r.alpha, alpha) ||
-        !same(r.beta, beta))
+    if (r.mode != exchange() || r.x != x || r.y != y || !same_owner(r.owners.x, owners.x) ||
+        !same_owner(r.owners.y, owners.y) || !same(r.alpha, alpha) || !same(r.beta, beta))
       continue;
     ++hits_;
     std::rotate(replays_.begin() + k, replays_.begin() + k + 1, replays_.end());
@@ -906,7 +920,7 @@ auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const
   ++captures_;
   if (replays_.size() == kReplays) replays_.erase(replays_.begin());
   try {
-    Replay r{exchange(), x, y, alpha, beta, {}, {}};
+    Replay r{exchange(), x, y, owners, alpha, beta, {}, {}};
     if (signalled(x)) {
       for (int d = 0; d < ndevices(); ++d)
         r.devices.emplace_back(StreamSet{{devs_[d]->device}, {devs_[d]->main.get()}},

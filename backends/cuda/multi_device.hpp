@@ -212,9 +212,15 @@ class MultiDeviceSpmv {
   void plan_on_host(const CsrPointers<S>& host);
   void use(part::Exchange mode);
   void tune(const std::vector<part::Exchange>& candidates);
+  // What owns x's and y's memory where the caller does (a DistributedVector's storage); empty
+  // for the executor's own staging, which lives as long as it.
+  struct Owners {
+    std::weak_ptr<void> x, y;
+  };
   // One apply on per-device vector pointers: replayed, enqueued into the caller's graph, or
   // enqueued step by step.
-  void run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
+  void run(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
+           const Owners& owners = {});
   // Returns whether the apply was signalled.
   bool enqueue(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y, Enqueue how);
   // Whether an apply on x is signalled: the strategy allows it and every receiver may read its
@@ -228,7 +234,8 @@ class MultiDeviceSpmv {
   void enqueue_kernels(int d, S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
                        bool graph);
   // The graph of this apply, captured on first use; nullptr when applies are not replayed.
-  const Replay* replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y);
+  const Replay* replay(S alpha, const std::vector<S*>& x, S beta, const std::vector<S*>& y,
+                       const Owners& owners);
   void stop_replays(const std::string& why);  // every later apply enqueued step by step
   S* buffer(part::Buffer b, int device, int block, const std::vector<S*>& x,
             const std::vector<S*>& y) const;

@@ -30,6 +30,9 @@ class DistributedVector {
   const Part& part(int d) const { return parts_.at(static_cast<std::size_t>(d)); }
   Scalar* data(int d) const { return part(d).data; }
   const void* layout() const { return layout_; }
+  // What owns the parts' memory: a cache keyed by the parts' addresses (the multi-device
+  // executor's replays) tells a vector from a later one at the same addresses by it.
+  const std::shared_ptr<void>& storage() const { return storage_; }
 
  private:
   std::vector<Part> parts_;
