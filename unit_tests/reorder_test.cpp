@@ -270,6 +270,17 @@ TEST(ReorderModel, AutoReordersAScrambledGridAndLeavesANumberedOne) {
                                             scrambled.nrows, shuffled_op.permutation(), 8);
   EXPECT_TRUE(e.pays());
   EXPECT_LT(e.after, 0.6 * e.before);
+  // Where x fits in the cache its gathers hit first, no order moves fewer bytes: auto keeps
+  // none (and computes no ordering); explicit orderings are still made as asked.
+  const auto choose = [&](Reorder r, std::size_t cache) {
+    return analysis::choose_reorder(scrambled.row_ptr.data(), scrambled.col_idx.data(),
+                                    scrambled.nrows, r, 8, cache);
+  };
+  const std::size_t x_bytes = std::size_t(scrambled.nrows) * 8;
+  EXPECT_EQ(choose(Reorder::Auto, x_bytes).reorder, Reorder::None);
+  EXPECT_TRUE(choose(Reorder::Auto, x_bytes).perm.empty());
+  EXPECT_NE(choose(Reorder::Auto, x_bytes / 4).reorder, Reorder::None);
+  EXPECT_EQ(choose(Reorder::Rcm, x_bytes).reorder, Reorder::Rcm);
 }
 
 }  // namespace

@@ -51,6 +51,15 @@ double peak_bandwidth_gbps(int device) {
   return 2.0 * khz * 1e3 * (bits / 8.0) / 1e9;  // double data rate
 }
 
+std::size_t l2_cache_bytes(int device) {
+  int bytes = 0;
+  if (cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return static_cast<std::size_t>(std::max(bytes, 0));
+}
+
 namespace {
 
 constexpr KernelInfo info(Kernel k, Residency residency, bool reads_host_entries, bool autotune,

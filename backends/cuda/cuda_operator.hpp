@@ -2,6 +2,7 @@
 // single-device operator. Kokkos-free: the matrix arrives as host pointers.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,8 @@ int device_count();
 // The peak memory bandwidth of `device` in GB/s (memory clock and bus width), 0 when the driver
 // does not say.
 double peak_bandwidth_gbps(int device);
+// The L2 cache of `device` in bytes, 0 when the driver does not say.
+std::size_t l2_cache_bytes(int device);
 
 // Binds one kernel to one matrix on the current device. `a` is the uploaded matrix (null for
 // kernels whose row says uses_device_csr == false), `host` the same matrix on the host.

@@ -105,6 +105,15 @@ double cuda_peak_bandwidth_gbps(int device) {
 #endif
 }
 
+std::size_t cuda_l2_cache_bytes(int device) {
+#ifdef KSPMV_HAVE_CUDA
+  return cuda::l2_cache_bytes(device);
+#else
+  (void)device;
+  return 0;
+#endif
+}
+
 CudaVersions cuda_versions() {
 #ifdef KSPMV_HAVE_CUDA
   const cuda::Versions v = cuda::versions();

@@ -4,6 +4,7 @@
 // backends/cuda/cuda_operator.cpp); the Operator reaches the backends only through here.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ bool supports(Backend backend, Kernel kernel);
 int cuda_device_count();
 // The peak memory bandwidth of CUDA device `device` in GB/s (0 where unknown or without CUDA).
 double cuda_peak_bandwidth_gbps(int device);
+// The L2 cache of CUDA device `device` in bytes (0 where unknown or without CUDA).
+std::size_t cuda_l2_cache_bytes(int device);
 // The versions of the CUDA runtime, the driver and cuSPARSE this process runs with ("13.0",
 // "13.0", "12.6.3"); "none" for each that the build (no CUDA backend) or the machine (no GPU
 // driver) lacks.

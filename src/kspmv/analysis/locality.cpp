@@ -77,7 +77,7 @@ ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordi
 }
 
 ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
-                             std::size_t value_bytes) {
+                             std::size_t value_bytes, std::size_t cache_bytes) {
   ReorderChoice best;
   if (asked == Reorder::None) return best;
   if (asked == Reorder::Auto) {
@@ -87,7 +87,11 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
     const std::vector<Ordinal> none;
     best.estimate.before = streamed_bytes(row_ptr, n, value_bytes);
     best.estimate.after = best.estimate.before;
-    best.estimate.before += kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
+    const double x_bytes = double(n) * double(value_bytes);
+    best.estimate.before +=
+        cache_bytes > 0 && x_bytes <= double(cache_bytes)
+            ? x_bytes  // read once from memory, whatever the order
+            : kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
     best.estimate.permute = 2.0 * n * (4 + 2.0 * value_bytes);
     if (!best.estimate.pays()) return best;
   }
