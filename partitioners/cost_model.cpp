@@ -68,7 +68,7 @@ int choose_device_count(double bytes, int devices, double peak_gbps) {
   double best_ms = one;
   for (int k = 2; k <= devices; ++k) {
     const double ms = one / k + fixed_ms(k);
-    if (one >= 0.5 * k * ms && ms < best_ms) best = k, best_ms = ms;
+    if (one >= 0.5 * k * ms && ms < kChooseGain * best_ms) best = k, best_ms = ms;
   }
   return best;
 }
