@@ -125,30 +125,6 @@ class AllGatherXStrategy final : public OwnedStrategy {
 
 }  // namespace
 
-const char* to_string(Exchange e) {
-#define KSPMV_EXCHANGE_NAME(e, name) \
-  case Exchange::e:                  \
-    return name;
-  switch (e) { KSPMV_EXCHANGES(KSPMV_EXCHANGE_NAME) }
-#undef KSPMV_EXCHANGE_NAME
-  return "?";
-}
-
-std::vector<Exchange> all_exchanges() {
-#define KSPMV_EXCHANGE_ITEM(e, name) Exchange::e,
-  return {KSPMV_EXCHANGES(KSPMV_EXCHANGE_ITEM)};
-#undef KSPMV_EXCHANGE_ITEM
-}
-
-Exchange parse_exchange(const std::string& name) {
-  std::string valid;
-  for (Exchange e : all_exchanges()) {
-    if (name == to_string(e)) return e;
-    valid += (valid.empty() ? "" : ", ") + std::string(to_string(e));
-  }
-  throw InvalidArgument("unknown exchange '" + name + "' (valid: " + valid + ")");
-}
-
 bool exchange_applies(Scheme s, Exchange e) {
   const bool msrep = s == Scheme::PCSR || s == Scheme::PCSC || s == Scheme::PCOO;
   switch (e) {

@@ -10,40 +10,11 @@
 
 #include <cstddef>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "partitioners/partition_plan.hpp"
 
 namespace kspmv::part {
-
-// Every exchange once: X(enumerator, command-line name), as KSPMV_SCHEMES.
-//   AllGather: x replicated; each device sends its owned y rows to every other device after
-//     their kernel (Gao et al. 2024, Fig. 2); redundant blocks are never sent.
-//   Merge: x replicated; every block's alpha*A_b*x summed on device 0, beta applied once there
-//     (MSREP Alg. 3/5/7).
-//   Halo: each device owns its rows of x and y and receives only the x entries its rows read,
-//     found once at set-up (as distributed-memory libraries do).
-//   AllGatherX: each device owns its rows of x and y and sends its x entries to every other
-//     device before the kernels: Gao et al. 2024's CG(comp) baseline (§5.3).
-//   Auto: the fastest of AllGather, Merge and Halo where they apply (core/tuner.hpp).
-#define KSPMV_EXCHANGES(X)     \
-  X(AllGather, "allgather")    \
-  X(Merge, "merge")            \
-  X(Halo, "halo")              \
-  X(AllGatherX, "allgather-x") \
-  X(Auto, "auto")
-
-#define KSPMV_EXCHANGE_ENUMERATOR(e, name) e,
-enum class Exchange { KSPMV_EXCHANGES(KSPMV_EXCHANGE_ENUMERATOR) };
-#undef KSPMV_EXCHANGE_ENUMERATOR
-
-// "allgather", "merge", "halo", "allgather-x", "auto".
-const char* to_string(Exchange e);
-// Throws InvalidArgument listing the valid names.
-Exchange parse_exchange(const std::string& name);
-// Every exchange, in the list's order.
-std::vector<Exchange> all_exchanges();
 
 // Which exchanges a scheme supports. AllGather: row-disjoint schemes (Rows, NZ, 2NZ, LRA,
 // LRA+RC). Merge: every scheme except LRA+RC (a redundant block has no single owner to merge).

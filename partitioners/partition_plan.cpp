@@ -128,30 +128,6 @@ std::vector<NnzRange> nnz_ranges(const Offset* ptr, Ordinal len, int np) {
 
 }  // namespace
 
-const char* to_string(Scheme s) {
-#define KSPMV_SCHEME_NAME(e, name) \
-  case Scheme::e:                  \
-    return name;
-  switch (s) { KSPMV_SCHEMES(KSPMV_SCHEME_NAME) }
-#undef KSPMV_SCHEME_NAME
-  return "?";
-}
-
-std::vector<Scheme> all_schemes() {
-#define KSPMV_SCHEME_ITEM(e, name) Scheme::e,
-  return {KSPMV_SCHEMES(KSPMV_SCHEME_ITEM)};
-#undef KSPMV_SCHEME_ITEM
-}
-
-Scheme parse_scheme(const std::string& name) {
-  std::string valid;
-  for (Scheme s : all_schemes()) {
-    if (name == to_string(s)) return s;
-    valid += (valid.empty() ? "" : ", ") + std::string(to_string(s));
-  }
-  throw InvalidArgument("unknown partition scheme '" + name + "' (valid: " + valid + ")");
-}
-
 LraParams table3_defaults(Scheme s, double mean_nnz_per_row) {
   const bool sparse_rows = mean_nnz_per_row < 8;
   if (s == Scheme::LRA) return {sparse_rows ? 0.50 : 0.325, 0.0};

@@ -4,34 +4,12 @@
 // memory or reads values; Kokkos-free so that the CUDA multi-device executor consumes it directly.
 #pragma once
 
-#include <string>
 #include <vector>
 
+#include "kspmv/core/options.hpp"
 #include "kspmv/core/types.hpp"
 
 namespace kspmv::part {
-
-// Every partition scheme once: X(enumerator, command-line name). The names, the parser, the list
-// of schemes and the command line's help are made from it.
-#define KSPMV_SCHEMES(X)                                                                         \
-  X(Rows, "rows")    /* equal numbers of rows per device */                                      \
-  X(NZ, "nz")        /* contiguous row blocks of ~nnz/ndev non-zeros (Gao et al. 2024, §3.1) */ \
-  X(TwoNZ, "2nz")    /* two-level NZ: 2*ndev blocks, two streams per device (§3.2) */           \
-  X(LRA, "lra")      /* long-row-aware (§3.3) */                                                \
-  X(LRARC, "lra-rc") /* long-row-aware + redundant computing (§3.4) */                          \
-  X(PCSR, "pcsr")    /* MSREP partial CSR: equal non-zero ranges, rows may be split (Alg. 2) */  \
-  X(PCSC, "pcsc")    /* MSREP partial CSC: equal non-zero ranges over columns (Alg. 4) */        \
-  X(PCOO, "pcoo")    /* MSREP partial COO, row-sorted: equal non-zero ranges (Alg. 6) */
-
-#define KSPMV_SCHEME_ENUMERATOR(e, name) e,
-enum class Scheme { KSPMV_SCHEMES(KSPMV_SCHEME_ENUMERATOR) };
-#undef KSPMV_SCHEME_ENUMERATOR
-
-// "rows", "nz", "2nz", "lra", "lra-rc", "pcsr", "pcsc", "pcoo".
-const char* to_string(Scheme s);
-// Throws InvalidArgument listing the valid names.
-Scheme parse_scheme(const std::string& name);
-std::vector<Scheme> all_schemes();
 
 // Owned: the block's y rows belong to its device (sent to the others when y is all-gathered).
 // Redundant: every device computes the same rows and nothing is sent.

@@ -74,22 +74,22 @@ Args read_args(const ParsedArgs& in) {
 // One CG variant: how the matrix is partitioned and the vectors exchanged.
 struct Variant {
   const char* name;
-  const char* partition;
-  const char* exchange;
+  part::Scheme partition;
+  part::Exchange exchange;
   bool one_gpu;
   int chunks = 1;          // nz: blocks per device (the halo hides under the blocks that need none)
   bool choose = false;     // as many of the devices as pay for themselves (Options::choose_devices)
   bool reordered = false;  // Options::reorder = --reorder (run only with one)
 };
 const Variant kVariants[] = {
-    {"1gpu", "nz", "allgather", true},
-    {"1gpu-reordered", "nz", "allgather", true, 1, false, true},
-    {"allgather-lra", "lra", "allgather", false},
-    {"allgather-lra-rc", "lra-rc", "allgather", false},
-    {"halo", "nz", "halo", false},
-    {"halo-c4", "nz", "halo", false, 4},
-    {"comp", "lra", "allgather-x", false},
-    {"halo-chosen", "nz", "halo", false, 1, true},
+    {"1gpu", part::Scheme::NZ, part::Exchange::AllGather, true},
+    {"1gpu-reordered", part::Scheme::NZ, part::Exchange::AllGather, true, 1, false, true},
+    {"allgather-lra", part::Scheme::LRA, part::Exchange::AllGather, false},
+    {"allgather-lra-rc", part::Scheme::LRARC, part::Exchange::AllGather, false},
+    {"halo", part::Scheme::NZ, part::Exchange::Halo, false},
+    {"halo-c4", part::Scheme::NZ, part::Exchange::Halo, false, 4},
+    {"comp", part::Scheme::LRA, part::Exchange::AllGatherX, false},
+    {"halo-chosen", part::Scheme::NZ, part::Exchange::Halo, false, 1, true},
 };
 
 struct Result {
@@ -141,7 +141,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& given, const Args
     if (v.reordered && args.reorder == Reorder::None) continue;
     Result res;
     res.matrix = name, res.precision = precision_name<S>(), res.nnz = a.nnz();
-    res.variant = v.name, res.partition = v.partition, res.exchange = v.exchange;
+    res.variant = v.name, res.partition = part::to_string(v.partition);
+    res.exchange = part::to_string(v.exchange);
     res.gpus = v.one_gpu ? 1 : nd, res.tol = args.tol;
     std::cerr << "  " << res.variant << " (" << res.gpus << " GPU" << (res.gpus > 1 ? "s" : "")
               << ") ... " << std::flush;

@@ -160,7 +160,7 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
 
   const int nd = static_cast<int>(args.devices.size());
   o.kernel = args.kernel, o.graphs = args.graphs, o.signals = args.signals;
-  const auto measure = [&](part::Scheme scheme, const std::string& exchange, bool tuned, int chunks,
+  const auto measure = [&](part::Scheme scheme, part::Exchange exchange, bool tuned, int chunks,
                            bool choose = false) {
     Result r = base();
     r.chosen = o.choose_devices = choose;
@@ -168,11 +168,11 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
     r.gpus = nd, r.partition = std::string(part::to_string(scheme)) +
                                (chunks > 1 ? "-c" + std::to_string(chunks) : "") +
                                (tuned ? "-tuned" : "");
-    r.exchange = exchange, r.kernel = to_string(args.kernel);
+    r.exchange = part::to_string(exchange), r.kernel = to_string(args.kernel);
     std::cerr << "  " << nd << " GPUs " << r.partition << " " << r.exchange << " ... "
               << std::flush;
     try {
-      o.partition = part::to_string(scheme), o.exchange = exchange, o.tune_partition = tuned;
+      o.partition = scheme, o.exchange = exchange, o.tune_partition = tuned;
       o.chunks = chunks;
       Operator<S> op(a, o);
       r.gpus = static_cast<int>(op.options().devices.size());
@@ -252,15 +252,15 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& a, const Args& ar
                               part::Exchange::Halo, part::Exchange::Auto}) {
       if (!part::exchange_applies(scheme, ex)) continue;
       if (ex == part::Exchange::Auto && part::exchange_candidates(scheme).size() < 2) continue;
-      measure(scheme, part::to_string(ex), false, 1);
+      measure(scheme, ex, false, 1);
     }
     if (scheme == part::Scheme::LRA || scheme == part::Scheme::LRARC)
-      measure(scheme, "auto", true, 1);
+      measure(scheme, part::Exchange::Auto, true, 1);
     if (scheme == part::Scheme::NZ) {  // in chunks: the exchange under the kernels
       for (part::Exchange ex :
            {part::Exchange::AllGather, part::Exchange::Halo, part::Exchange::Auto})
-        measure(scheme, part::to_string(ex), false, kChunks);
-      if (nd > 1) measure(scheme, "auto", false, 1, true);  // as many devices as pay
+        measure(scheme, ex, false, kChunks);
+      if (nd > 1) measure(scheme, part::Exchange::Auto, false, 1, true);  // as many devices as pay
     }
   }
 }

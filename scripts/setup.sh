@@ -18,7 +18,7 @@ if [[ "${KSPMV_ALSO_CLANG:-0}" == 1 ]]; then
   packages+=(clang)  # the second build of scripts/test.sh
 fi
 if [[ "${CI:-}" == true ]]; then
-  packages+=(clang-format)  # scripts/check-format.sh
+  packages+=(clang-format ccache)  # scripts/check-format.sh; .ci/run's compiler launcher
 fi
 
 missing=()

@@ -340,14 +340,16 @@ TYPED_TEST(CudaMultiDeviceTest, TimingsSplitKernelAndExchangePerDevice) {
 TYPED_TEST(CudaMultiDeviceTest, SetupPhasesAddUpToThePreprocessing) {
   using S = TypeParam;
   const auto a = random_matrix<S>(30000, 30000, 8, 4);
-  for (const auto& [scheme, exchange] : std::vector<std::pair<const char*, const char*>>{
-           {"lra", "halo"}, {"2nz", "merge"}, {"nz", "auto"}}) {
+  for (const auto& [scheme, exchange] :
+       std::vector<std::pair<Scheme, Exchange>>{{Scheme::LRA, Exchange::Halo},
+                                                {Scheme::TwoNZ, Exchange::Merge},
+                                                {Scheme::NZ, Exchange::Auto}}) {
     Options o;
     o.backend = Backend::Cuda, o.devices = {0, 0}, o.partition = scheme, o.exchange = exchange;
     Operator<S> op(a, o);
     const Timings t = op.timings();
     const SetupPhases& p = t.setup_phases;
-    const std::string what = std::string(scheme) + " " + exchange;
+    const std::string what = std::string(part::to_string(scheme)) + " " + part::to_string(exchange);
     for (double ms : {p.longest_row, p.plan, p.source, p.streams, p.allocate, p.columns, p.profile,
                       p.profile_device, p.halo_device, p.halo_links, p.values, p.kernels, p.finish})
       EXPECT_GE(ms, 0) << what;
@@ -358,8 +360,8 @@ TYPED_TEST(CudaMultiDeviceTest, SetupPhasesAddUpToThePreprocessing) {
         << what;
     EXPECT_GT(p.columns + p.values, 0) << what;
     EXPECT_GT(p.profile_device, 0) << what;
-    EXPECT_EQ(p.longest_row > 0, std::string(scheme) == "lra") << what;
-    if (std::string(exchange) != "merge") EXPECT_GT(p.halo_device, 0) << what;  // auto: halo too
+    EXPECT_EQ(p.longest_row > 0, scheme == Scheme::LRA) << what;
+    if (exchange != Exchange::Merge) EXPECT_GT(p.halo_device, 0) << what;  // auto: halo too
   }
 }
 
@@ -375,7 +377,8 @@ TYPED_TEST(CudaMultiDeviceTest, BenchCheckPoisonsBeforeTheApply) {
   reference::spmv(S(1), a, x.data(), S(0), ref.data());
   for (const auto& devices : std::vector<std::vector<int>>{{0}, {0, 0}}) {
     Options o;
-    o.backend = Backend::Cuda, o.devices = devices, o.partition = "nz", o.exchange = "allgather";
+    o.backend = Backend::Cuda, o.devices = devices, o.partition = Scheme::NZ,
+    o.exchange = Exchange::AllGather;
     Operator<S> op(a, o);
     const auto dx = op.make_vector(), dy = op.make_vector();
     op.upload(x.data(), a.ncols, dx);
@@ -511,12 +514,12 @@ TYPED_TEST(CudaMultiDeviceTest, CgThroughTheOperatorConvergesLikeHostCgWithEvery
   ASSERT_TRUE(host.converged);
   for (const auto& devices : device_lists())
     for (const auto& [scheme, exchange] :
-         std::vector<std::pair<const char*, const char*>>{{"nz", "allgather"},
-                                                          {"lra-rc", "allgather"},
-                                                          {"2nz", "halo"},
-                                                          {"nz", "halo"},
-                                                          {"lra", "allgather-x"},
-                                                          {"pcsr", "merge"}}) {
+         std::vector<std::pair<Scheme, Exchange>>{{Scheme::NZ, Exchange::AllGather},
+                                                  {Scheme::LRARC, Exchange::AllGather},
+                                                  {Scheme::TwoNZ, Exchange::Halo},
+                                                  {Scheme::NZ, Exchange::Halo},
+                                                  {Scheme::LRA, Exchange::AllGatherX},
+                                                  {Scheme::PCSR, Exchange::Merge}}) {
       Options o;
       o.backend = Backend::Cuda;
       o.devices = devices;
@@ -525,8 +528,8 @@ TYPED_TEST(CudaMultiDeviceTest, CgThroughTheOperatorConvergesLikeHostCgWithEvery
       Operator<S> dev(a, o);
       std::vector<S> x(a.ncols, S(0));
       const CgResult res = cg(dev, b.data(), x.data(), {tol, 3000});
-      const std::string what =
-          std::string(scheme) + " " + exchange + " N=" + std::to_string(devices.size());
+      const std::string what = std::string(part::to_string(scheme)) + " " +
+                               part::to_string(exchange) + " N=" + std::to_string(devices.size());
       EXPECT_TRUE(res.converged) << what;
       EXPECT_LE(res.relative_residual, 10 * tol) << what;
       EXPECT_NEAR(res.iterations, host.iterations, 0.1 * host.iterations + 3) << what;
@@ -561,8 +564,11 @@ TYPED_TEST(CudaMultiDeviceTest, JacobiCgThroughTheOperatorMatchesTheHostWithEver
     EXPECT_LT(5 * host.iterations, plain.iterations);
   }
   for (const auto& devices : device_lists())
-    for (const auto& [scheme, exchange] : std::vector<std::pair<const char*, const char*>>{
-             {"nz", "allgather"}, {"2nz", "halo"}, {"lra", "allgather-x"}, {"pcsr", "merge"}})
+    for (const auto& [scheme, exchange] :
+         std::vector<std::pair<Scheme, Exchange>>{{Scheme::NZ, Exchange::AllGather},
+                                                  {Scheme::TwoNZ, Exchange::Halo},
+                                                  {Scheme::LRA, Exchange::AllGatherX},
+                                                  {Scheme::PCSR, Exchange::Merge}})
       for (bool graphs : {true, false}) {
         Options o;
         o.backend = Backend::Cuda;
@@ -573,9 +579,9 @@ TYPED_TEST(CudaMultiDeviceTest, JacobiCgThroughTheOperatorMatchesTheHostWithEver
         Operator<S> dev(a, o);
         std::vector<S> x(a.ncols, S(0));
         const CgResult res = cg(dev, b.data(), x.data(), {tol, 20000}, &m);
-        const std::string what = std::string(scheme) + " " + exchange +
-                                 " N=" + std::to_string(devices.size()) +
-                                 (graphs ? " graphs" : " no graphs");
+        const std::string what =
+            std::string(part::to_string(scheme)) + " " + part::to_string(exchange) +
+            " N=" + std::to_string(devices.size()) + (graphs ? " graphs" : " no graphs");
         EXPECT_TRUE(res.converged) << what;
         EXPECT_LE(true_relative_residual(a, b, x), 10 * tol) << what;
         EXPECT_NEAR(res.iterations, host.iterations, 0.1 * host.iterations + 3) << what;
@@ -584,7 +590,7 @@ TYPED_TEST(CudaMultiDeviceTest, JacobiCgThroughTheOperatorMatchesTheHostWithEver
           dd += (double(x[i]) - double(x_host[i])) * (double(x[i]) - double(x_host[i]));
         const double x_tol = std::is_same_v<S, float> ? 1e-2 : 1e-6;
         EXPECT_LE(std::sqrt(dd / xx), x_tol) << what;
-        const bool replicated = std::string(exchange) == "allgather" && devices.size() > 1;
+        const bool replicated = exchange == Exchange::AllGather && devices.size() > 1;
         if (graphs && !replicated) EXPECT_EQ(res.replay, "one CUDA graph an iteration") << what;
       }
 }

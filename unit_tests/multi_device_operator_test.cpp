@@ -27,8 +27,6 @@ namespace {
 using part::Exchange;
 using part::Scheme;
 
-const std::vector<std::string> kExchanges = {"auto", "allgather", "merge", "halo", "allgather-x"};
-
 // y = 1.5 A x - 0.5 y through `op`, against the reference.
 template <class S>
 double apply_error(Operator<S>& op, const CsrMatrix<S>& a, std::uint64_t seed) {
@@ -55,16 +53,16 @@ TEST(MultiDeviceOperatorHostTest, EverySchemeAndExchangeOnTwoToEightEmulatedDevi
   std::uint64_t seed = 1;
   for (const auto& [name, a] : zoo<S>())
     for (Scheme s : part::all_schemes())
-      for (const auto& e : kExchanges) {
-        if (!part::exchange_applies(s, part::parse_exchange(e))) continue;
+      for (Exchange e : part::all_exchanges()) {
+        if (!part::exchange_applies(s, e)) continue;
         for (int nd : {2, 3, 4, 8}) {
           Options o;
           o.devices.assign(nd, 0);
-          o.partition = part::to_string(s);
+          o.partition = s;
           o.exchange = e;
           Operator<S> op(a, o);
           EXPECT_LE(apply_error(op, a, seed += 2), reference::tolerance<S>())
-              << name << " " << o.partition << " " << e << " N=" << nd;
+              << name << " " << part::to_string(s) << " " << part::to_string(e) << " N=" << nd;
         }
       }
 }
@@ -73,24 +71,24 @@ TEST(MultiDeviceOperatorHostTest, EverySchemeAndExchangeOnTwoToEightEmulatedDevi
 // another scheme, or out of range, are refused.
 TEST(MultiDeviceOperatorHostTest, NzInChunksThroughTheOperator) {
   const auto a = gen::laplace2d<double>(30, 30);
-  for (const auto& e : kExchanges) {
+  for (Exchange e : part::all_exchanges()) {
     Options o;
     o.devices.assign(3, 0);
     o.exchange = e;
     o.chunks = 4;
     Operator<double> op(a, o);
-    EXPECT_LE(apply_error(op, a, 5), reference::tolerance<double>()) << e;
+    EXPECT_LE(apply_error(op, a, 5), reference::tolerance<double>()) << part::to_string(e);
   }
   Options o;
   o.devices.assign(2, 0);
-  o.exchange = "halo";
+  o.exchange = Exchange::Halo;
   o.chunks = 4;
   const CgResult chunked = laplace_cg(30, 7, 500, o), one = laplace_cg(30, 7, 500);
   EXPECT_TRUE(chunked.converged);
   EXPECT_NEAR(chunked.iterations, one.iterations, 2);
   o.chunks = 0;
   EXPECT_THROW(Operator<double>(a, o), InvalidArgument);
-  o.chunks = 2, o.partition = "lra";
+  o.chunks = 2, o.partition = Scheme::LRA;
   EXPECT_THROW(Operator<double>(a, o), InvalidArgument);
 }
 
@@ -101,10 +99,23 @@ TEST(MultiDeviceOperatorHostTest, AllDevicesIsOneOnTheHostAndBadNamesAreRejected
   Operator<double> op(a, o);
   EXPECT_EQ(op.options().devices, std::vector<int>{0});
   o.devices = {0, 0};
-  o.partition = "nosuch";
-  EXPECT_THROW(Operator<double>(a, o), InvalidArgument);
-  o.partition = "lra-rc";
-  o.exchange = "halo";  // a redundant block has no single owner
+  // A name is turned into the enum once, where it enters; a bad one is refused with every valid
+  // name.
+  for (const auto& [what, names] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"scheme", {"rows", "nz", "2nz", "lra", "lra-rc", "pcsr", "pcsc", "pcoo"}},
+           {"exchange", {"allgather", "merge", "halo", "allgather-x", "auto"}}}) {
+    try {
+      what == "scheme" ? (void)part::parse_scheme("nosuch") : (void)part::parse_exchange("nosuch");
+      ADD_FAILURE() << what << " 'nosuch' accepted";
+    } catch (const InvalidArgument& e) {
+      for (const auto& name : names)
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  o.partition = Scheme::LRARC;
+  o.exchange = Exchange::Halo;  // a redundant block has no single owner
+  EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
+  o.devices = {0};  // refused on one device too: the options are checked whatever the others
   EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
 }
 
@@ -163,7 +174,7 @@ TEST(MultiDeviceOperatorHostTest, DistributedVectorsApplyAndForeignOnesAreRefuse
   for (const std::vector<int>& devices : {std::vector<int>{0}, std::vector<int>{0, 0, 0}}) {
     Options o;
     o.devices = devices;
-    o.exchange = "halo";
+    o.exchange = Exchange::Halo;
     Operator<double> op(a, o);
     const auto x = random_vector<double>(200, 5), y0 = random_vector<double>(300, 6);
     auto ref = y0;
@@ -189,14 +200,14 @@ TEST(MultiDeviceOperatorHostTest, DistributedVectorsApplyAndForeignOnesAreRefuse
 TEST(MultiDeviceOperatorHostTest, CgOnEmulatedDevicesTakesTheOneDeviceIterations) {
   const CgResult r1 = laplace_cg(24, 5, 2000);
   ASSERT_TRUE(r1.converged);
-  for (const char* p : {"nz", "lra", "lra-rc", "pcsr"}) {
+  for (Scheme p : {Scheme::NZ, Scheme::LRA, Scheme::LRARC, Scheme::PCSR}) {
     Options o;
     o.devices = {0, 0, 0, 0};
     o.partition = p;
     const CgResult r = laplace_cg(24, 5, 2000, o);
-    EXPECT_TRUE(r.converged) << p;
-    EXPECT_NEAR(r.iterations, r1.iterations, 2) << p;
-    EXPECT_LE(r.relative_residual, 1e-9) << p;
+    EXPECT_TRUE(r.converged) << part::to_string(p);
+    EXPECT_NEAR(r.iterations, r1.iterations, 2) << part::to_string(p);
+    EXPECT_LE(r.relative_residual, 1e-9) << part::to_string(p);
   }
 }
 
@@ -215,7 +226,7 @@ class MultiDeviceOperatorCudaTest : public ::testing::Test {
     return d;
   }
   // The CUDA backend on devices() with a partition and an exchange.
-  static Options options(const std::string& partition, const std::string& exchange = "auto") {
+  static Options options(Scheme partition, Exchange exchange = Exchange::Auto) {
     Options o;
     o.backend = Backend::Cuda;
     o.devices = devices();
@@ -231,14 +242,14 @@ TEST_F(MultiDeviceOperatorCudaTest, EverySchemeAndExchangeThroughTheOperator) {
   for (const auto& [name, a] : zoo<S>())
     for (Scheme s : part::all_schemes()) {
       if (s == Scheme::PCSC) continue;  // host only
-      for (const auto& e : kExchanges) {
-        if (!part::exchange_applies(s, part::parse_exchange(e))) continue;
-        const Options o = options(part::to_string(s), e);
+      for (Exchange e : part::all_exchanges()) {
+        if (!part::exchange_applies(s, e)) continue;
+        const Options o = options(s, e);
         Operator<S> op(a, o);
         // The tuner (LRA, LRA+RC) switches executors during the first applies: all correct.
         for (int k = 0; k < 12; ++k)
           EXPECT_LE(apply_error(op, a, seed += 2), reference::tolerance<S>())
-              << name << " " << o.partition << " " << e << " apply " << k;
+              << name << " " << part::to_string(s) << " " << part::to_string(e) << " apply " << k;
         const Timings t = op.timings();
         EXPECT_EQ(t.devices.size(), o.devices.size());
         for (const auto& d : t.devices) EXPECT_LE(d.kernel_ms, d.total_ms + 1e-3);
@@ -275,21 +286,22 @@ TEST_F(MultiDeviceOperatorCudaTest, ExecutorAutoTimesEveryCandidateAndKeepsTheFa
 TEST_F(MultiDeviceOperatorCudaTest, SetUpIsSplitAndTheTunersReportWhatTheyTried) {
   using S = double;
   const auto a = gen::laplace2d<S>(300, 200);
-  for (const char* partition : {"lra", "lra-rc"}) {
+  for (Scheme partition : {Scheme::LRA, Scheme::LRARC}) {
     const Options o = options(partition);
     Operator<S> op(a, o);
     Timings t = op.timings();
-    EXPECT_GT(t.partition_ms, 0) << partition;
-    EXPECT_GT(t.upload_ms, 0) << partition;
-    EXPECT_GT(t.setup_ms, 0) << partition;
+    EXPECT_GT(t.partition_ms, 0) << part::to_string(partition);
+    EXPECT_GT(t.upload_ms, 0) << part::to_string(partition);
+    EXPECT_GT(t.setup_ms, 0) << part::to_string(partition);
     EXPECT_LE(t.partition_ms + t.upload_ms + t.setup_ms + t.tune_ms, t.preprocess_ms + 1e-6);
-    EXPECT_TRUE(t.tuning) << partition;
+    EXPECT_TRUE(t.tuning) << part::to_string(partition);
     int applies = 0;
     while (op.timings().tuning && applies < 100) {
-      EXPECT_LE(apply_error(op, a, 11 + applies), reference::tolerance<S>()) << partition;
+      EXPECT_LE(apply_error(op, a, 11 + applies), reference::tolerance<S>())
+          << part::to_string(partition);
       ++applies;
     }
-    const auto candidates = part::tuning_candidates(part::parse_scheme(partition), 5.0);
+    const auto candidates = part::tuning_candidates(partition, 5.0);
     EXPECT_EQ(applies, static_cast<int>(candidates.size()) * (kTuneWarmup + kTuneRuns));
     int kept = 0, tried = 0;
     for (const auto& tr : op.timings().trials) {
@@ -298,8 +310,8 @@ TEST_F(MultiDeviceOperatorCudaTest, SetUpIsSplitAndTheTunersReportWhatTheyTried)
       kept += tr.kept;
       EXPECT_EQ(tr.runs, kTuneRuns) << tr.candidate;
     }
-    EXPECT_EQ(tried, static_cast<int>(candidates.size())) << partition;
-    EXPECT_EQ(kept, 1) << partition;
+    EXPECT_EQ(tried, static_cast<int>(candidates.size())) << part::to_string(partition);
+    EXPECT_EQ(kept, 1) << part::to_string(partition);
     Operator<S> early(a, o);  // distributed vectors end the tuning at once
     EXPECT_TRUE(early.timings().tuning);
     early.make_vector();
@@ -312,8 +324,9 @@ TEST_F(MultiDeviceOperatorCudaTest, SetUpIsSplitAndTheTunersReportWhatTheyTried)
 TEST_F(MultiDeviceOperatorCudaTest, DevicePointersOfTheFirstDeviceGoOutAndComeBack) {
   using S = double;
   const auto a = random_matrix<S>(5000, 5000, 7, 3);
-  for (const char* exchange : {"allgather", "merge", "halo", "allgather-x"}) {
-    const Options o = options("nz", exchange);
+  for (Exchange exchange :
+       {Exchange::AllGather, Exchange::Merge, Exchange::Halo, Exchange::AllGatherX}) {
+    const Options o = options(Scheme::NZ, exchange);
     Operator<S> op(a, o);
     const auto x = random_vector<S>(5000, 1), y0 = random_vector<S>(5000, 2);
     auto ref = y0;
@@ -328,7 +341,7 @@ TEST_F(MultiDeviceOperatorCudaTest, DevicePointersOfTheFirstDeviceGoOutAndComeBa
     std::vector<S> y(5000);
     dy.download(y.data());
     EXPECT_LE(spmv_error(y, ref, S(2), a, x.data(), S(-1), y0), reference::tolerance<S>())
-        << exchange;
+        << part::to_string(exchange);
   }
 }
 
@@ -336,8 +349,9 @@ TEST_F(MultiDeviceOperatorCudaTest, DevicePointersOfTheFirstDeviceGoOutAndComeBa
 TEST_F(MultiDeviceOperatorCudaTest, PartsAreTimedAloneAndFeedTheCostModel) {
   using S = double;
   const auto a = gen::laplace2d<S>(400, 400);
-  for (const char* partition : {"2nz", "pcsr"}) {
-    const Options o = options(partition, std::string(partition) == "pcsr" ? "merge" : "halo");
+  for (Scheme partition : {Scheme::TwoNZ, Scheme::PCSR}) {
+    const Options o =
+        options(partition, partition == Scheme::PCSR ? Exchange::Merge : Exchange::Halo);
     Operator<S> op(a, o);
     const auto parts = op.parts(3);
     ASSERT_FALSE(parts.empty());
@@ -361,20 +375,21 @@ TEST_F(MultiDeviceOperatorCudaTest, PartsAreTimedAloneAndFeedTheCostModel) {
 
 TEST_F(MultiDeviceOperatorCudaTest, CgThroughTheOperatorTakesTheHostIterations) {
   const CgResult ref = laplace_cg(40, 9, 3000);
-  for (const char* exchange : {"allgather", "halo"})
+  for (Exchange exchange : {Exchange::AllGather, Exchange::Halo})
     for (bool graphs : {true, false}) {
-      Options o = options(exchange == std::string("halo") ? "nz" : "lra", exchange);
+      Options o = options(exchange == Exchange::Halo ? Scheme::NZ : Scheme::LRA, exchange);
       o.graphs = graphs;
       const CgResult r = laplace_cg(40, 9, 3000, o);
-      EXPECT_TRUE(r.converged) << exchange << " graphs " << graphs;
-      EXPECT_NEAR(r.iterations, ref.iterations, 2) << exchange << " graphs " << graphs;
-      EXPECT_LE(r.relative_residual, 1e-9) << exchange << " graphs " << graphs;
-      const bool replicated = exchange == std::string("allgather");
+      EXPECT_TRUE(r.converged) << part::to_string(exchange) << " graphs " << graphs;
+      EXPECT_NEAR(r.iterations, ref.iterations, 2)
+          << part::to_string(exchange) << " graphs " << graphs;
+      EXPECT_LE(r.relative_residual, 1e-9) << part::to_string(exchange) << " graphs " << graphs;
+      const bool replicated = exchange == Exchange::AllGather;
       EXPECT_EQ(r.replay, !graphs      ? "step by step (graphs off)"
                           : replicated ? "step by step (vectors replicated on every device; each "
                                          "SpMV replayed alone)"
                                        : "one CUDA graph an iteration")
-          << exchange;
+          << part::to_string(exchange);
     }
 }
 
@@ -386,10 +401,9 @@ TEST_F(MultiDeviceOperatorCudaTest, ReplayedAppliesAreRightForEveryVectorAndScal
   using S = double;
   auto a = random_matrix<S>(6000, 6000, 11, 4);
   std::uint64_t seed = 40;
-  for (const char* partition : {"nz", "2nz", "pcsr"})
-    for (const char* exchange : {"allgather", "merge", "halo", "allgather-x", "auto"}) {
-      if (!part::exchange_applies(part::parse_scheme(partition), part::parse_exchange(exchange)))
-        continue;
+  for (Scheme partition : {Scheme::NZ, Scheme::TwoNZ, Scheme::PCSR})
+    for (Exchange exchange : part::all_exchanges()) {
+      if (!part::exchange_applies(partition, exchange)) continue;
       Options o = options(partition, exchange);
       Operator<S> op(a, o);  // auto: the tuner's candidates alternate, each replayed
       const DistributedVector<S> xs[] = {op.make_vector(), op.make_vector()};
@@ -410,14 +424,18 @@ TEST_F(MultiDeviceOperatorCudaTest, ReplayedAppliesAreRightForEveryVectorAndScal
         std::vector<S> y(a.nrows);
         op.download(ys[k], a.nrows, y.data());
         EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
-            << partition << " " << exchange << " round " << round;
+            << part::to_string(partition) << " " << part::to_string(exchange) << " round " << round;
         const Timings t = op.timings();
-        EXPECT_TRUE(t.replayed) << partition << " " << exchange << ": " << t.replay_note;
+        EXPECT_TRUE(t.replayed) << part::to_string(partition) << " " << part::to_string(exchange)
+                                << ": " << t.replay_note;
         ASSERT_FALSE(t.devices.empty());
         for (const auto& d : t.devices) {
-          EXPECT_GT(d.total_ms, 0) << partition << " " << exchange;
-          EXPECT_GE(d.kernel_ms, 0) << partition << " " << exchange;
-          EXPECT_LE(d.kernel_ms, d.total_ms + 1e-3) << partition << " " << exchange;
+          EXPECT_GT(d.total_ms, 0)
+              << part::to_string(partition) << " " << part::to_string(exchange);
+          EXPECT_GE(d.kernel_ms, 0)
+              << part::to_string(partition) << " " << part::to_string(exchange);
+          EXPECT_LE(d.kernel_ms, d.total_ms + 1e-3)
+              << part::to_string(partition) << " " << part::to_string(exchange);
         }
       }
       const auto negate = [&a] {
@@ -425,7 +443,8 @@ TEST_F(MultiDeviceOperatorCudaTest, ReplayedAppliesAreRightForEveryVectorAndScal
       };
       negate();  // new values, the same pattern
       op.update_values(a.values);
-      EXPECT_LE(apply_error(op, a, ++seed), reference::tolerance<S>()) << partition << exchange;
+      EXPECT_LE(apply_error(op, a, ++seed), reference::tolerance<S>())
+          << part::to_string(partition) << " " << part::to_string(exchange);
       negate();
     }
 }
@@ -435,7 +454,7 @@ TEST_F(MultiDeviceOperatorCudaTest, ReplayedAppliesAreRightForEveryVectorAndScal
 TEST_F(MultiDeviceOperatorCudaTest, AppliesThatNeverRepeatStopBeingCaptured) {
   using S = double;
   const auto a = gen::laplace2d<S>(60, 60);
-  Operator<S> op(a, options("nz", "halo"));
+  Operator<S> op(a, options(Scheme::NZ, Exchange::Halo));
   const auto x = op.make_vector(), y = op.make_vector();
   const auto hx = random_vector<S>(a.ncols, 5);
   op.upload(hx.data(), a.ncols, x);
@@ -458,7 +477,7 @@ TEST_F(MultiDeviceOperatorCudaTest, AppliesThatNeverRepeatStopBeingCaptured) {
 // Operator lists what it uses.
 TEST_F(MultiDeviceOperatorCudaTest, TheCostModelChoosesHowManyDevices) {
   using S = double;
-  Options o = options("nz", "halo");
+  Options o = options(Scheme::NZ, Exchange::Halo);
   o.choose_devices = true;
   const auto small = gen::laplace2d<S>(30, 30);
   Operator<S> one(small, o);

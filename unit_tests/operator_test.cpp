@@ -102,9 +102,9 @@ TEST(OperatorOptions, RejectsOptionsThatWouldDoNothing) {
   o = Options();
   o.chunks = 2;  // one device: nothing to hide the exchange under
   EXPECT_THROW(Operator<double>(small(), o), InvalidArgument);
-  o.devices = {0, 0, 0, 0}, o.partition = "pcsc", o.exchange = "merge";
+  o.devices = {0, 0, 0, 0}, o.partition = part::Scheme::PCSC, o.exchange = part::Exchange::Merge;
   EXPECT_THROW(Operator<double>(small(), o), InvalidArgument);
-  o.partition = "nz";
+  o.partition = part::Scheme::NZ;
   Operator<double> chunked(small(), o);
   EXPECT_EQ(chunked.options().chunks, 2);
 }

@@ -37,12 +37,8 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
       if (d < 0 || d >= count)
         throw InvalidArgument("cuda backend: device " + std::to_string(d) + " does not exist (" +
                               std::to_string(count) + " CUDA devices)");
-    popt_ = {part::parse_scheme(o.partition), static_cast<int>(o.devices.size()), o.d_l, o.d_c,
-             o.chunks};
-    mopt_ = {part::parse_exchange(o.exchange), o.devices, o.kernel, o.graphs, o.signals};
-    if (!part::exchange_applies(popt_.scheme, mopt_.exchange))
-      throw UnsupportedError(std::string("multi-device operator: exchange '") + o.exchange +
-                             "' does not apply to partition '" + o.partition + "'");
+    popt_ = {o.partition, static_cast<int>(o.devices.size()), o.d_l, o.d_c, o.chunks};
+    mopt_ = {o.exchange, o.devices, o.kernel, o.graphs, o.signals};
     source_ = std::make_shared<MatrixSource<S>>(host, o.devices.front());
     const bool lra = popt_.scheme == part::Scheme::LRA || popt_.scheme == part::Scheme::LRARC;
     if (lra && host.m > 0) popt_.longest_row = source_->longest_row();

@@ -267,14 +267,14 @@ class MultiDeviceOperator final : public OperatorImpl<S> {
  public:
   MultiDeviceOperator(const CsrMatrix<S>& a, const Options& o) {
     const auto t0 = Clock::now();
-    const part::Scheme scheme = part::parse_scheme(o.partition);
+    const part::Scheme scheme = o.partition;
     const int nd = static_cast<int>(o.devices.size());
     const auto plan = scheme == Scheme::PCSC
                           ? part::partition_pcsc(to_csc(a).col_ptr.data(), a.nrows, a.ncols, nd)
                           : part::partition(a.row_ptr.data(), a.nrows, a.ncols,
                                             {scheme, nd, o.d_l, o.d_c, o.chunks});
     timings_.partition_ms = ms_since(t0);
-    md_ = std::make_unique<MultiDeviceHost<S>>(a, plan, parse_exchange(o.exchange));
+    md_ = std::make_unique<MultiDeviceHost<S>>(a, plan, o.exchange);
     timings_.preprocess_ms = ms_since(t0);
     timings_.trials = md_->trials();
     timings_.exchange_bytes = md_->strategy().bytes(sizeof(S));

@@ -128,8 +128,8 @@ int run_cg(const ParsedArgs& args, const Options& options) {
         .field("backend", to_string(options.backend))
         .field("devices", static_cast<long long>(op.options().devices.size()))
         .field("choose_devices", options.choose_devices)
-        .field("partition", options.partition)
-        .field("exchange", options.exchange)
+        .field("partition", part::to_string(options.partition))
+        .field("exchange", part::to_string(options.exchange))
         .field("chunks", options.chunks)
         .field("precond", precond)
         .field("rhs", args.has("rhs") ? args.text("rhs", "") : "random")
@@ -158,8 +158,8 @@ int run_cg(const ParsedArgs& args, const Options& options) {
     std::printf("matrix     %s: %d x %d, %lld non-zeros, %s\n", source.c_str(), a.nrows, a.ncols,
                 static_cast<long long>(a.nnz()), precision_name<Scalar>());
     std::printf("operator   backend %s, %zu device(s), partition %s, exchange %s\n",
-                to_string(options.backend), op.options().devices.size(), options.partition.c_str(),
-                options.exchange.c_str());
+                to_string(options.backend), op.options().devices.size(),
+                part::to_string(options.partition), part::to_string(options.exchange));
     std::printf(
         "cg         %d iterations, %.4f ms per iteration, %s (tolerance %.1e), "
         "preconditioner %s\n",
@@ -193,8 +193,9 @@ int run(const ParsedArgs& args) {
 #endif
   }
   if (args.has("split")) throw UsageError("--split applies with --tpetra only");
-  options.partition = args.text("partition", options.partition);
-  options.exchange = args.text("exchange", options.exchange);
+  options.partition =
+      part::parse_scheme(args.text("partition", part::to_string(options.partition)));
+  options.exchange = part::parse_exchange(args.text("exchange", part::to_string(options.exchange)));
   options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
   options.choose_devices = args.flag("choose-devices");
   options.graphs = args.choice("graphs", "on", {"on", "off"}) == "on";

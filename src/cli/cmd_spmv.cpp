@@ -66,7 +66,8 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
     j.end_array();
     j.field("choose_devices", options.choose_devices);
     if (multi) {
-      j.field("partition", options.partition).field("exchange", options.exchange);
+      j.field("partition", part::to_string(options.partition))
+          .field("exchange", part::to_string(options.exchange));
       j.field("chunks", options.chunks).field("graphs", ot.replayed);
       j.field("signals", ot.signalled);
       if (!ot.replay_note.empty()) j.field("graphs_note", ot.replay_note);
@@ -123,10 +124,11 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
     for (const TuneTrial& tr : ot.trials)
       std::printf("tuned      %s %s: median %.4f ms of %d runs%s\n", tr.choice.c_str(),
                   tr.candidate.c_str(), tr.median_ms, tr.runs, tr.kept ? " (kept)" : "");
-    std::printf(
-        "devices    %s%s\n", device_list(op.options().devices).c_str(),
-        multi ? (", partition " + options.partition + ", exchange " + options.exchange).c_str()
-              : " (one device: no partition, no exchange)");
+    std::printf("devices    %s%s\n", device_list(op.options().devices).c_str(),
+                multi ? (std::string(", partition ") + part::to_string(options.partition) +
+                         ", exchange " + part::to_string(options.exchange))
+                            .c_str()
+                      : " (one device: no partition, no exchange)");
     std::printf("time       %.4f ms per SpMV (median of %d; whole apply %.4f ms)\n", t.ms, t.runs,
                 t.apply_ms);
     std::printf("speed      %.2f GB/s effective, %.2f GFLOP/s\n", gbs, gflops);
@@ -157,8 +159,9 @@ int run(const ParsedArgs& args) {
   options.autotune = args.flag("autotune");
   options.reorder = parse_reorder(args.text("reorder", "none"));
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
-  options.partition = args.text("partition", options.partition);
-  options.exchange = args.text("exchange", options.exchange);
+  options.partition =
+      part::parse_scheme(args.text("partition", part::to_string(options.partition)));
+  options.exchange = part::parse_exchange(args.text("exchange", part::to_string(options.exchange)));
   options.chunks = static_cast<int>(args.integer("chunks", 1, 1, part::kMaxStreamSlots));
   options.choose_devices = args.flag("choose-devices");
   options.graphs = args.choice("graphs", "on", {"on", "off"}) == "on";

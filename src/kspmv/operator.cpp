@@ -35,7 +35,8 @@ void check_csr_extents(std::size_t rows, Ordinal ncols, std::size_t entries, std
 namespace {
 
 // Resolves Options::devices = {kAllDevices} and checks every option, whatever the others are
-// (the partition and exchange names too, although one device uses neither), on every backend.
+// (the partition and exchange too, although one device uses neither), on every backend: the
+// one place Options are checked before a backend sees them.
 // An option that would change nothing is refused, so that a caller never believes it took.
 void resolve(Options& o) {
   if (o.devices == std::vector<int>{kAllDevices}) {
@@ -50,18 +51,20 @@ void resolve(Options& o) {
     if (d < 0)
       throw InvalidArgument("Operator: device id " + std::to_string(d) +
                             " in Options::devices; ids are >= 0 (or {kAllDevices} alone)");
-  const part::Scheme scheme = part::parse_scheme(o.partition);
-  part::parse_exchange(o.exchange);
+  if (!part::exchange_applies(o.partition, o.exchange))
+    throw UnsupportedError(std::string("Operator: exchange ") + part::to_string(o.exchange) +
+                           " does not apply to partition " + part::to_string(o.partition));
   if (o.autotune &&
       (o.backend != Backend::Cuda || o.kernel != Kernel::Auto || o.devices.size() > 1))
     throw InvalidArgument(std::string("Operator: autotune times Kernel::Auto's candidates on one "
                                       "CUDA device; it does nothing for kernel ") +
                           to_string(o.kernel) + " on " + std::to_string(o.devices.size()) + " " +
                           to_string(o.backend) + " device(s)");
-  if (o.chunks != 1 && (o.devices.size() < 2 || scheme != part::Scheme::NZ))
+  if (o.chunks != 1 && (o.devices.size() < 2 || o.partition != part::Scheme::NZ))
     throw InvalidArgument("Operator: chunks apply to nz on several devices; chunks " +
-                          std::to_string(o.chunks) + " with partition " + o.partition + " on " +
-                          std::to_string(o.devices.size()) + " device(s) would do nothing");
+                          std::to_string(o.chunks) + " with partition " +
+                          part::to_string(o.partition) + " on " + std::to_string(o.devices.size()) +
+                          " device(s) would do nothing");
 }
 
 // Throws InvalidArgument when the k columns of x and of y share memory: the kernels read x

@@ -1,6 +1,7 @@
 #include "kspmv/core/options.hpp"
 
 #include <utility>
+#include <vector>
 
 #include "kspmv/core/error.hpp"
 
@@ -45,6 +46,20 @@ constexpr std::pair<Reorder, const char*> kReorderNames[] = {
     {Reorder::Rcm, "rcm"},
     {Reorder::Degree, "degree"},
 };
+#define KSPMV_SCHEME_NAME(e, name) {part::Scheme::e, name},
+constexpr std::pair<part::Scheme, const char*> kSchemeNames[] = {KSPMV_SCHEMES(KSPMV_SCHEME_NAME)};
+#undef KSPMV_SCHEME_NAME
+#define KSPMV_EXCHANGE_NAME(e, name) {part::Exchange::e, name},
+constexpr std::pair<part::Exchange, const char*> kExchangeNames[] = {
+    KSPMV_EXCHANGES(KSPMV_EXCHANGE_NAME)};
+#undef KSPMV_EXCHANGE_NAME
+
+template <class Enum, std::size_t N>
+std::vector<Enum> all_of(const std::pair<Enum, const char*> (&table)[N]) {
+  std::vector<Enum> all;
+  for (const auto& entry : table) all.push_back(entry.first);
+  return all;
+}
 }  // namespace
 
 const char* to_string(Backend b) {
@@ -75,5 +90,28 @@ Residency parse_residency(const std::string& n) {
 Reorder parse_reorder(const std::string& n) {
   return parse(kReorderNames, n, "reorder");
 }
+
+namespace part {
+
+const char* to_string(Scheme s) {
+  return name_of(kSchemeNames, s);
+}
+const char* to_string(Exchange e) {
+  return name_of(kExchangeNames, e);
+}
+Scheme parse_scheme(const std::string& n) {
+  return parse(kSchemeNames, n, "partition scheme");
+}
+Exchange parse_exchange(const std::string& n) {
+  return parse(kExchangeNames, n, "exchange");
+}
+std::vector<Scheme> all_schemes() {
+  return all_of(kSchemeNames);
+}
+std::vector<Exchange> all_exchanges() {
+  return all_of(kExchangeNames);
+}
+
+}  // namespace part
 
 }  // namespace kspmv

@@ -50,6 +50,60 @@ enum class Reorder { None, Auto, Rcm, Degree };
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
 enum class Mode { NoTranspose, Transpose };
 
+// The multi-device partition schemes (partitioners/partition_plan.hpp) and exchanges
+// (partitioners/exchange.hpp) that Options names. They keep the partitioners' namespace, part.
+namespace part {
+
+// Every partition scheme once: X(enumerator, command-line name). The names, the parser, the list
+// of schemes and the command line's help are made from it.
+#define KSPMV_SCHEMES(X)                                                                         \
+  X(Rows, "rows")    /* equal numbers of rows per device */                                      \
+  X(NZ, "nz")        /* contiguous row blocks of ~nnz/ndev non-zeros (Gao et al. 2024, §3.1) */ \
+  X(TwoNZ, "2nz")    /* two-level NZ: 2*ndev blocks, two streams per device (§3.2) */           \
+  X(LRA, "lra")      /* long-row-aware (§3.3) */                                                \
+  X(LRARC, "lra-rc") /* long-row-aware + redundant computing (§3.4) */                          \
+  X(PCSR, "pcsr")    /* MSREP partial CSR: equal non-zero ranges, rows may be split (Alg. 2) */  \
+  X(PCSC, "pcsc")    /* MSREP partial CSC: equal non-zero ranges over columns (Alg. 4) */        \
+  X(PCOO, "pcoo")    /* MSREP partial COO, row-sorted: equal non-zero ranges (Alg. 6) */
+
+#define KSPMV_SCHEME_ENUMERATOR(e, name) e,
+enum class Scheme { KSPMV_SCHEMES(KSPMV_SCHEME_ENUMERATOR) };
+#undef KSPMV_SCHEME_ENUMERATOR
+
+// Every exchange once: X(enumerator, command-line name), as KSPMV_SCHEMES.
+//   AllGather: x replicated; each device sends its owned y rows to every other device after
+//     their kernel (Gao et al. 2024, Fig. 2); redundant blocks are never sent.
+//   Merge: x replicated; every block's alpha*A_b*x summed on device 0, beta applied once there
+//     (MSREP Alg. 3/5/7).
+//   Halo: each device owns its rows of x and y and receives only the x entries its rows read,
+//     found once at set-up (as distributed-memory libraries do).
+//   AllGatherX: each device owns its rows of x and y and sends its x entries to every other
+//     device before the kernels: Gao et al. 2024's CG(comp) baseline (§5.3).
+//   Auto: the fastest of AllGather, Merge and Halo where they apply (core/tuner.hpp).
+#define KSPMV_EXCHANGES(X)     \
+  X(AllGather, "allgather")    \
+  X(Merge, "merge")            \
+  X(Halo, "halo")              \
+  X(AllGatherX, "allgather-x") \
+  X(Auto, "auto")
+
+#define KSPMV_EXCHANGE_ENUMERATOR(e, name) e,
+enum class Exchange { KSPMV_EXCHANGES(KSPMV_EXCHANGE_ENUMERATOR) };
+#undef KSPMV_EXCHANGE_ENUMERATOR
+
+// "rows", "nz", "2nz", "lra", "lra-rc", "pcsr", "pcsc", "pcoo".
+const char* to_string(Scheme s);
+// "allgather", "merge", "halo", "allgather-x", "auto".
+const char* to_string(Exchange e);
+// Throw InvalidArgument listing the valid names.
+Scheme parse_scheme(const std::string& name);
+Exchange parse_exchange(const std::string& name);
+// Every scheme, every exchange, in the lists' order.
+std::vector<Scheme> all_schemes();
+std::vector<Exchange> all_exchanges();
+
+}  // namespace part
+
 // The lower-case names used on the command line and in results ("csr-vector", ...).
 const char* to_string(Backend b);
 const char* to_string(Kernel k);
@@ -82,12 +136,12 @@ struct Options {
   // vectors and CG's vectors hold the permuted order. A rectangular matrix, or one given in
   // device memory, is refused for rcm and degree and left as it is by auto.
   Reorder reorder = Reorder::None;
-  // Multi-device partition scheme: rows, nz, 2nz, lra, lra-rc, pcsr, pcsc (host only), pcoo
-  // (partitioners/partition_plan.hpp), and exchange: auto, allgather, merge, halo, allgather-x
-  // (partitioners/exchange.hpp; auto times allgather, merge and halo once, when the Operator is
-  // built, and keeps the fastest).
-  std::string partition = "nz";
-  std::string exchange = "auto";
+  // Multi-device partition scheme (PCSC on the host backend only) and exchange (Auto times
+  // AllGather, Merge and Halo once, when the Operator is built, and keeps the fastest); the
+  // exchange must apply to the scheme (part::exchange_applies). Names to enums: part::parse_scheme,
+  // part::parse_exchange.
+  part::Scheme partition = part::Scheme::NZ;
+  part::Exchange exchange = part::Exchange::Auto;
   // LRA / LRA+RC row fractions; < 0: Table 3 default of Gao et al. 2024 by mean nnz/row.
   double d_l = -1, d_c = -1;
   // nz: each device's rows in this many blocks, so that the exchange hides under the kernels
