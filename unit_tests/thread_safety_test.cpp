@@ -1,7 +1,7 @@
 // The thread-safety contract (README "Reliability", kspmv/operator.hpp): distinct Operators on
 // distinct threads are independent for every kernel of the registry (on CUDA each thread on a
 // stream of its own); one Operator called from two threads at once refuses the second call with
-// InvalidArgument instead of racing. CI's TSan build runs these.
+// InvalidArgument instead of racing. scripts/tsan.sh runs these under ThreadSanitizer.
 #include <gtest/gtest.h>
 
 #include <atomic>
