@@ -32,6 +32,16 @@ TEST(ParallelBlocks, CoversEveryItemOnceInBlocksOfTheGrain) {
   }
 }
 
+TEST(ParallelBlocks, HostThreadsAreTheHardwaresWithoutAPositiveSetting) {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  for (const int threads : {0, -3}) {
+    const ThreadCount t(threads);
+    EXPECT_EQ(host_threads(), int(hardware)) << threads;
+  }
+  const ThreadCount t(5000);
+  EXPECT_EQ(host_threads(), 1024);
+}
+
 TEST(ParallelBlocks, RunsOnSeveralThreadsAndReportsProgressOnTheCaller) {
   const ThreadCount t(4);
   std::vector<std::thread::id> ids(64);

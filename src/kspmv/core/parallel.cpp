@@ -12,10 +12,11 @@
 namespace kspmv {
 
 int host_threads() {
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const char* env = std::getenv("KSPMV_THREADS");
   const long asked = env ? std::strtol(env, nullptr, 10) : 0;
-  return static_cast<int>(asked > 0 ? std::min<long>(asked, 1024) : hardware);
+  if (asked > 0) return static_cast<int>(std::min<long>(asked, 1024));
+  // glibc reads /sys/devices/system/cpu/online for this at every call: only when needed.
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 void parallel_blocks(std::int64_t n, std::int64_t grain,
