@@ -158,5 +158,12 @@ template std::unique_ptr<DeviceSpmv<double>> make_cusparse(std::shared_ptr<const
                                                            Kernel,
                                                            const std::function<void*(std::size_t)>&,
                                                            cudaStream_t);
+#define KSPMV_INSTANTIATE(S)                                                                 \
+  template std::unique_ptr<DeviceSpmv<S>> make_cusparse(                                     \
+      std::shared_ptr<const DeviceCsr<S>>, Kernel, const std::function<void*(std::size_t)>&, \
+      cudaStream_t);
+KSPMV_INSTANTIATE(Complex<float>)
+KSPMV_INSTANTIATE(Complex<double>)
+#undef KSPMV_INSTANTIATE
 
 }  // namespace kspmv::cuda

@@ -1,5 +1,6 @@
 // The cuSPARSE baseline: cusparseSpMV on the uploaded CSR with CUSPARSE_SPMV_CSR_ALG1
-// (Kernel::Cusparse) or CSR_ALG2 (Kernel::CusparseAlg2, deterministic).
+// (Kernel::Cusparse) or CSR_ALG2 (Kernel::CusparseAlg2, deterministic); real values, and complex
+// ones (Complex, CUDA_C_32F / CUDA_C_64F).
 #pragma once
 
 #include <cstddef>
