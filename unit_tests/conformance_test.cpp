@@ -17,6 +17,7 @@
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/mixed_operator.hpp"
 #include "kspmv/operator.hpp"
 #include "kspmv/spmv.hpp"
 #include "spmv_check.hpp"
@@ -433,6 +434,59 @@ TEST_P(Conformance, ReportsItsKernelAndTimings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, Conformance, testing::ValuesIn(cases()), case_name);
+
+// Mixed precision (kspmv/mixed_operator.hpp): a float matrix on double device vectors, on a
+// stream of the caller's, against the oracle on the same matrix in double. Its float values are
+// exact in double and cuSPARSE computes in double, so double's tolerance holds; fresh random x,
+// y poisoned where beta == 0.
+TEST(MixedPrecision, FloatMatrixOnDoubleVectorsMatchesReference) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+#ifdef KSPMV_HAVE_CUDA
+  auto matrices = zoo<float>();
+  matrices.emplace_back("long_row", long_row_matrix<float>());
+  matrices.emplace_back("random_1e5", random_matrix<float>(100000, 100000, 8, 23));
+  Options o;
+  o.backend = Backend::Cuda;
+  EXPECT_EQ(MixedOperator(matrices.front().second, o).kernel(), Kernel::Cusparse);  // Auto's
+  std::uint64_t seed = 400;
+  for (const Kernel kernel : {Kernel::Cusparse, Kernel::CusparseAlg2}) {
+    o.kernel = kernel;
+    for (const auto& [name, a] : matrices) {
+      MixedOperator op(a, o);
+      const CsrMatrix<double> ad = convert_scalar<double>(a);
+      for (const auto& [alpha, beta] : kScalars) {
+        const auto x = random_vector<double>(a.ncols, ++seed);
+        const auto y0 =
+            beta == 0 ? nan_vector<double>(a.nrows) : random_vector<double>(a.nrows, ++seed);
+        auto y = y0, ref = y0;
+        reference::spmv(alpha, ad, x.data(), beta, ref.data());
+        cuda::DeviceBuffer<double> dx(x.size()), dy(y.size());
+        dx.upload(x.data());
+        dy.upload(y.data());
+        const cuda::Stream stream;
+        op.apply(stream.get(), alpha, dx.data(), beta, dy.data());
+        stream.synchronize();
+        dy.download(y.data());
+        EXPECT_LE(spmv_error(y, ref, alpha, ad, x.data(), beta, y0), reference::tolerance<double>())
+            << name << " " << to_string(kernel) << " alpha=" << alpha << " beta=" << beta;
+      }
+    }
+  }
+#endif
+}
+
+TEST(MixedPrecision, RefusesWhatItDoesNotRun) {
+  const auto a = random_matrix<float>(20, 20, 3, 6);
+  EXPECT_THROW(MixedOperator(a, Options{}), UnsupportedError);  // the host backend
+  Options csr_vector;
+  csr_vector.backend = Backend::Cuda;
+  csr_vector.kernel = Kernel::CsrVector;
+  EXPECT_THROW(MixedOperator(a, csr_vector), UnsupportedError);
+  Options two;
+  two.backend = Backend::Cuda;
+  two.devices = {0, 0};
+  EXPECT_THROW(MixedOperator(a, two), UnsupportedError);
+}
 
 // The registry itself: every row names its backend's kernel once, supports() agrees with it, and
 // the Operator refuses what the registry does not list.
