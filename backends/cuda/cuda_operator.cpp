@@ -309,22 +309,25 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const NvtxRange range("kspmv::apply");
     DeviceGuard guard(device_);
     Resources<Scalar>& r = *r_;
-    if (r.x.size() < static_cast<std::size_t>(n_)) r.x = DeviceBuffer<Scalar>(n_);
-    if (r.y.size() < static_cast<std::size_t>(m_)) r.y = DeviceBuffer<Scalar>(m_);
+    const std::size_t m = m_, n = n_;
+    if (r.x.size() < n) r.x = DeviceBuffer<Scalar>(n);
+    if (r.y.size() < m) r.y = DeviceBuffer<Scalar>(m);
+    // The copies move the caller's n and m entries, not the staging buffers' sizes: those grow
+    // to k vectors in apply_host_block and stay so.
+    const std::size_t x_bytes = n * sizeof(Scalar), y_bytes = m * sizeof(Scalar);
     const cudaStream_t s = r.stream.get();
     after_last_apply(s);
     after_ordered(s);
     r.start.record(s);
-    if (n_ > 0 && alpha != Scalar(0))
-      KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.x.data(), x, r.x.bytes(), cudaMemcpyHostToDevice, s));
-    if (m_ > 0 && beta != Scalar(0))
-      KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.y.data(), y, r.y.bytes(), cudaMemcpyHostToDevice, s));
+    if (n > 0 && alpha != Scalar(0))
+      KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.x.data(), x, x_bytes, cudaMemcpyHostToDevice, s));
+    if (m > 0 && beta != Scalar(0))
+      KSPMV_CUDA_CHECK(cudaMemcpyAsync(r.y.data(), y, y_bytes, cudaMemcpyHostToDevice, s));
     r.copied.record(s);
     const std::size_t k = pick();
     r.kernels[k]->run(alpha, r.x.data(), beta, r.y.data(), s);
     r.done.record(s);
-    if (m_ > 0)
-      KSPMV_CUDA_CHECK(cudaMemcpyAsync(y, r.y.data(), r.y.bytes(), cudaMemcpyDeviceToHost, s));
+    if (m > 0) KSPMV_CUDA_CHECK(cudaMemcpyAsync(y, r.y.data(), y_bytes, cudaMemcpyDeviceToHost, s));
     r.stream.synchronize();
     pending_ = false;
     timings_.h2d_ms = r.copied.elapsed_since(r.start);
