@@ -899,10 +899,6 @@ auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const
   const auto freed = [&](const std::weak_ptr<void>& w) {  // no owner: the executor's staging
     return !same_owner(w, {}) && w.expired();
   };
-  replays_.erase(
-      std::remove_if(replays_.begin(), replays_.end(),
-                     [&](const Replay& r) { return freed(r.owners.x) || freed(r.owners.y); }),
-      replays_.end());
   for (std::size_t k = 0; k < replays_.size(); ++k) {
     const Replay& r = replays_[k];
     if (r.mode != exchange() || r.x != x || r.y != y || !same_owner(r.owners.x, owners.x) ||
@@ -918,6 +914,12 @@ auto MultiDeviceSpmv<S>::replay(S alpha, const std::vector<S*>& x, S beta, const
     return nullptr;
   }
   ++captures_;
+  // A freed vector's graph never matches (its owner stays distinct), so dropping those waits
+  // for a capture: a replayed apply does no more than its lookup.
+  replays_.erase(
+      std::remove_if(replays_.begin(), replays_.end(),
+                     [&](const Replay& r) { return freed(r.owners.x) || freed(r.owners.y); }),
+      replays_.end());
   if (replays_.size() == kReplays) replays_.erase(replays_.begin());
   try {
     Replay r{exchange(), x, y, owners, alpha, beta, {}, {}};
