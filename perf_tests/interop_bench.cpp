@@ -19,7 +19,16 @@
 // - kokkos_csr_geomean_vs_cusparse: the portable Kokkos CSR kernel on the GPU (kokkos-default
 //   with a CUDA Kokkos) against cuSPARSE CSR_ALG1 on the same buffers, event-timed in the same
 //   rounds, geometric mean of cuSPARSE's time over its on the --csr-gen matrices (double); null
-//   when Kokkos' default execution space is not a GPU.
+//   when Kokkos' default execution space is not a GPU;
+// - complex_over_cusparse: Operator<Kokkos::complex<double>> (CUDA, Auto) on device vectors over
+//   cuSPARSE's complex SpMV (CUDA_C_64F, CSR_ALG1) on the same matrix, event-timed in the same
+//   rounds (laplace2d --apply-n^2 with random imaginary parts; the bar is 1.1);
+// - kspmv_over_kokkossparse, kspmv_over_kokkossparse_native (built with Kokkos Kernels and a
+//   CUDA Kokkos only, null otherwise): kspmv::spmv(exec, handle, "N", ...) on a
+//   KokkosSparse::CrsMatrix in CudaSpace over KokkosSparse::spmv(exec, &handle, "N", ...) on the
+//   same matrix, vectors and instance, geometric mean over the --csr-gen matrices (double):
+//   against its default algorithm (cuSPARSE underneath where Kokkos Kernels has its CUDA TPLs;
+//   the bar is 0.95) and against SPMV_NATIVE, its own kernels (the bar is 0.8).
 // Writes interop_bench.json (key "interop") into --out.
 #include <cuda_runtime_api.h>
 
@@ -33,11 +42,19 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/cuda_operator.hpp"
+#include "backends/cuda/cusparse_spmv.hpp"
 #include "bench_common.hpp"
+#include "kspmv/gen/generators.hpp"
 #include "kspmv/operator.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
+#if defined(KSPMV_HAVE_KOKKOSKERNELS) && defined(KOKKOS_ENABLE_CUDA)
+#include <KokkosSparse_spmv.hpp>
+
+#include "kspmv/interop/kokkos_sparse.hpp"
+#endif
 
 namespace {
 
@@ -95,10 +112,21 @@ Operator<double> build_on(const Queue& q, const CsrMatrix<double>& a, const Opti
 #endif
 }
 
-std::vector<double> download(const cuda::DeviceBuffer<double>& d) {
-  std::vector<double> h(d.size());
+template <class S>
+std::vector<S> download(const cuda::DeviceBuffer<S>& d) {
+  std::vector<S> h(d.size());
   d.download(h.data());
   return h;
+}
+
+// The relative error against `ref` of y after run() on a NaN-poisoned y, on `stream`.
+template <class S, class Run>
+double poisoned_run_error(cuda::DeviceBuffer<S>& y, const std::vector<S>& ref, cudaStream_t stream,
+                          const Run& run) {
+  KSPMV_CUDA_CHECK(cudaMemsetAsync(y.data(), 0xff, y.bytes(), stream));
+  run();
+  KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return reference::rel_l2_error(download(y).data(), ref.data(), ref.size());
 }
 
 // y = A x for k columns of x through the operator, against the reference column by column.
@@ -326,6 +354,100 @@ int run(const ParsedArgs& parsed) {
               << " ms, on two instances " << t[1] << " ms, error " << err << "\n";
   }
 
+  {  // complex double: the operator on device vectors against cuSPARSE's complex SpMV
+    using Z = Kokkos::complex<double>;
+    using C = cuda::Complex<double>;  // the same layout (backends/cuda/complex.hpp)
+    const std::string spec = "laplace2d:n=" + std::to_string(args.apply_n);
+    const auto a = gen::with_imaginary_parts<Z>(load_matrix<double>("gen:" + spec), 8);
+    Operator<Z> op(a, cuda_auto(args.device));
+    const CsrPointers<C> p{a.row_ptr.data(), a.col_idx.data(),
+                           reinterpret_cast<const C*>(a.values.data()), a.nrows, a.ncols};
+    const auto cusparse = cuda::make_cusparse(
+        std::make_shared<const cuda::DeviceCsr<C>>(cuda::DeviceCsr<C>::upload(p)));
+    cuda::DeviceBuffer<Z> dx(a.ncols), dy(a.nrows);
+    const auto x = test::random_vector<Z>(a.ncols, 6);
+    dx.upload(x.data());
+    std::vector<Z> ref(a.nrows);
+    reference::spmv(Z(1), a, x.data(), Z(0), ref.data());
+    const auto ours = [&] { op.apply(s, Z(1), dx.data(), Z(0), dy.data()); };
+    const auto theirs = [&] {
+      cusparse->run(C(1), reinterpret_cast<const C*>(dx.data()), C(0),
+                    reinterpret_cast<C*>(dy.data()), s);
+    };
+    const double err =
+        std::max(poisoned_run_error(dy, ref, s, ours), poisoned_run_error(dy, ref, s, theirs));
+    const auto t = time_interleaved_ms({ours, theirs}, s, args.reps);
+    interop.emplace_back("complex_over_cusparse", t[0] / t[1]);
+    details.emplace_back("complex_matrix", spec + " (complex double)");
+    details.emplace_back("complex_kernel", to_string(op.kernel()));
+    details.emplace_back("complex_ms", t[0]);
+    details.emplace_back("cusparse_complex_ms", t[1]);
+    details.emplace_back("complex_rel_error", err);
+    ok = ok && err <= tol;
+    std::cerr << spec << " complex double: " << to_string(op.kernel()) << " " << t[0]
+              << " ms, cusparse " << t[1] << " ms, error " << err << "\n";
+  }
+
+#if defined(KSPMV_HAVE_KOKKOSKERNELS) && defined(KOKKOS_ENABLE_CUDA)
+  {  // kspmv::spmv against KokkosSparse::spmv: the same call, matrix, vectors and instance
+    using Matrix = KokkosSparse::CrsMatrix<double, int, Kokkos::Cuda, void, int>;
+    using Vector = Kokkos::View<double*, Kokkos::CudaSpace>;
+    using KKHandle = KokkosSparse::SPMVHandle<Kokkos::Cuda, Matrix, Vector, Vector>;
+    const Kokkos::Cuda& exec = q.exec;
+    double log_default = 0, log_native = 0;
+    for (const std::string& spec : args.csr_gens) {
+      const auto a = load_matrix<double>("gen:" + spec);
+      Matrix::row_map_type::non_const_type row_map("row_map", a.nrows + 1);
+      Matrix::index_type::non_const_type entries("entries", a.nnz());
+      Matrix::values_type::non_const_type values("values", a.nnz());
+      const auto r = Kokkos::create_mirror_view(row_map);
+      for (Ordinal i = 0; i <= a.nrows; ++i) r(i) = static_cast<int>(a.row_ptr(i));
+      Kokkos::deep_copy(row_map, r);
+      Kokkos::deep_copy(entries, a.col_idx);
+      Kokkos::deep_copy(values, a.values);
+      const Matrix A("A", a.nrows, a.ncols, static_cast<int>(a.nnz()), values, row_map, entries);
+      const Vector x("x", a.ncols), y("y", a.nrows);
+      const auto hx = test::random_vector<double>(a.ncols, 9);
+      Kokkos::deep_copy(x, Kokkos::View<const double*, Kokkos::HostSpace>(hx.data(), hx.size()));
+      std::vector<double> ref(a.nrows);
+      reference::spmv(1.0, a, hx.data(), 0.0, ref.data());
+      SpmvHandle<double> ours_handle;
+      KKHandle default_handle(KokkosSparse::SPMV_DEFAULT), native_handle(KokkosSparse::SPMV_NATIVE);
+      const auto ours = [&] { kspmv::spmv(exec, ours_handle, "N", 1.0, A, x, 0.0, y); };
+      const auto kk_default = [&] {
+        KokkosSparse::spmv(exec, &default_handle, "N", 1.0, A, x, 0.0, y);
+      };
+      const auto kk_native = [&] {
+        KokkosSparse::spmv(exec, &native_handle, "N", 1.0, A, x, 0.0, y);
+      };
+      const auto error_of = [&](const Body& run) {
+        KSPMV_CUDA_CHECK(cudaMemsetAsync(y.data(), 0xff, a.nrows * sizeof(double), s));
+        run();
+        exec.fence();
+        std::vector<double> hy(a.nrows);
+        Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(hy.data(), hy.size()), y);
+        return reference::rel_l2_error(hy.data(), ref.data(), ref.size());
+      };
+      const double err = std::max({error_of(ours), error_of(kk_default), error_of(kk_native)});
+      const auto t = time_interleaved_ms({ours, kk_default, kk_native}, s, args.reps);
+      log_default += std::log(t[0] / t[1]);
+      log_native += std::log(t[0] / t[2]);
+      details.emplace_back("kspmv_over_kokkossparse " + spec, t[0] / t[1]);
+      details.emplace_back("kspmv_over_kokkossparse_native " + spec, t[0] / t[2]);
+      ok = ok && err <= tol;
+      std::cerr << spec << ": kspmv::spmv " << t[0] << " ms ("
+                << to_string(ours_handle.plan()->kernel()) << "), KokkosSparse::spmv " << t[1]
+                << " ms, native " << t[2] << " ms, error " << err << "\n";
+    }
+    const auto count = static_cast<double>(args.csr_gens.size());
+    interop.emplace_back("kspmv_over_kokkossparse", std::exp(log_default / count));
+    interop.emplace_back("kspmv_over_kokkossparse_native", std::exp(log_native / count));
+  }
+#else
+  interop.emplace_back("kspmv_over_kokkossparse", Value(nullptr));
+  interop.emplace_back("kspmv_over_kokkossparse_native", Value(nullptr));
+#endif
+
   if (runs_on_device(Backend::KokkosDefault)) {  // the portable CSR kernel against cuSPARSE
     double log_sum = 0;
     for (const std::string& spec : args.csr_gens) {
@@ -388,8 +510,9 @@ Command command() {
   c.description =
       "What an application pays for kspmv::Operator on device vectors against the bare kernel,\n"
       "k = 4 vectors against 4 applies, CUDA-graph replay, update_values against an upload, two\n"
-      "operators on two instances at once against back to back, and the Kokkos CSR kernel on the\n"
-      "GPU against cuSPARSE (with a CUDA Kokkos).\n"
+      "operators on two instances at once against back to back, the Kokkos CSR kernel on the\n"
+      "GPU against cuSPARSE (with a CUDA Kokkos), complex double against cuSPARSE's complex SpMV,\n"
+      "and kspmv::spmv against KokkosSparse::spmv (with Kokkos Kernels and a CUDA Kokkos).\n"
       "Writes interop_bench.json into --out.";
   c.options = {
       {"apply-n", "N", "laplace2d N^2 of the apply, graph and refresh figures (default 2048)"},
@@ -400,8 +523,8 @@ Command command() {
        "uniform:rows=2000,k=4000,cols=200000)"},
       {"tests-json", "FILE", "kokkos_cuda.json of the GPU suite's kokkos-cuda step"},
       {"csr-gen", "SPEC",
-       "a matrix of the kokkos-csr against cuSPARSE figure (repeatable; default seven families "
-       "of 1-40 million non-zeros)"},
+       "a matrix of the kokkos-csr against cuSPARSE and the KokkosSparse figures (repeatable; "
+       "default seven families of 1-40 million non-zeros)"},
       kDeviceOption,
       kOutOption,
   };

@@ -8,7 +8,7 @@
 // output poisoned first. CUDA cases skip without a GPU. A new kernel is tested
 // here as soon as its registry row exists. The sanitizer run of the GPU suite selects the small
 // cases with --gtest_filter='*Zoo*'. Complex values on every row that takes them (and Auto on its
-// backend), modes N, T, C and H; the other rows must refuse them.
+// backend), modes N, T, C and H, on CUDA with device vectors too; the other rows must refuse them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,6 +17,7 @@
 
 #include "kspmv/core/error.hpp"
 #include "kspmv/formats/convert.hpp"
+#include "kspmv/mixed_operator.hpp"
 #include "kspmv/operator.hpp"
 #include "kspmv/spmv.hpp"
 #include "spmv_check.hpp"
@@ -151,6 +152,41 @@ void apply_block(Operator<S>& op, S alpha, const std::vector<S>& x, std::size_t 
 #endif
 }
 
+// y = alpha*A*x + beta*y on one vector where `where` says, fresh random x and y poisoned where
+// beta == 0, against the oracle.
+template <class S>
+void check_apply(Operator<S>& op, const CsrMatrix<S>& a, S alpha, S beta, Vectors where,
+                 std::uint64_t seed, const std::string& what) {
+  const auto x = random_vector<S>(a.ncols, seed);
+  const auto y0 = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, seed + 1000);
+  auto y = y0, ref = y0;
+  reference::spmv(alpha, a, x.data(), beta, ref.data());
+  apply(op, alpha, x, beta, y, where);
+  EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
+      << what << " vectors " << static_cast<int>(where) << " kernel " << to_string(op.kernel());
+}
+
+// y = alpha*op(A)*x + beta*y on k vectors through apply_block (b: op(A)), fresh random x and y
+// poisoned where beta == 0, each column against the oracle on b.
+template <class S>
+void check_block(Operator<S>& op, const CsrMatrix<S>& b, S alpha, S beta, int k, Mode mode,
+                 bool device, std::uint64_t seed, const std::string& what) {
+  const auto m = static_cast<std::size_t>(b.nrows), n = static_cast<std::size_t>(b.ncols);
+  const auto x = random_vector<S>(n * k, seed);
+  const auto y0 = beta == S(0) ? nan_vector<S>(m * k) : random_vector<S>(m * k, seed + 1000);
+  auto y = y0;
+  apply_block(op, alpha, x, n, beta, y, m, k, mode, device);
+  for (int c = 0; c < k; ++c) {
+    const std::vector<S> yc(y.begin() + c * m, y.begin() + (c + 1) * m);
+    const std::vector<S> y0c(y0.begin() + c * m, y0.begin() + (c + 1) * m);
+    auto ref = y0c;
+    reference::spmv(alpha, b, x.data() + c * n, beta, ref.data());
+    EXPECT_LE(spmv_error(yc, ref, alpha, b, x.data() + c * n, beta, y0c), reference::tolerance<S>())
+        << what << " " << to_string(mode) << " k=" << k << " column " << c << " kernel "
+        << to_string(op.kernel());
+  }
+}
+
 class Conformance : public testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -184,15 +220,9 @@ class Conformance : public testing::TestWithParam<Case> {
     for (int r = 0; r < rounds; ++r)
       for (const Vectors where : vector_places())
         for (const auto& [alpha_d, beta_d] : kScalars) {
-          const S alpha = static_cast<S>(alpha_d), beta = static_cast<S>(beta_d);
-          const auto x = random_vector<S>(a.ncols, ++seed);
-          const auto y0 = beta == S(0) ? nan_vector<S>(a.nrows) : random_vector<S>(a.nrows, ++seed);
-          auto y = y0, ref = y0;
-          reference::spmv(alpha, a, x.data(), beta, ref.data());
-          apply(op, alpha, x, beta, y, where);
-          EXPECT_LE(spmv_error(y, ref, alpha, a, x.data(), beta, y0), reference::tolerance<S>())
-              << what << " alpha=" << alpha_d << " beta=" << beta_d << " vectors "
-              << static_cast<int>(where) << " kernel " << to_string(op.kernel());
+          check_apply(
+              op, a, static_cast<S>(alpha_d), static_cast<S>(beta_d), where, ++seed,
+              what + " alpha=" + std::to_string(alpha_d) + " beta=" + std::to_string(beta_d));
         }
   }
 
@@ -211,23 +241,9 @@ class Conformance : public testing::TestWithParam<Case> {
       for (const int k : {1, 3, 9})
         for (const bool device : {false, true}) {
           if (device && !other_memory()) continue;
-          const CsrMatrix<S>& b = mode == Mode::Transpose ? at : a;
-          const auto m = static_cast<std::size_t>(b.nrows), n = static_cast<std::size_t>(b.ncols);
           const S alpha = S(1.25), beta = k == 3 ? S(0) : S(-0.5);
-          const auto x = random_vector<S>(n * k, ++seed);
-          const auto y0 = beta == S(0) ? nan_vector<S>(m * k) : random_vector<S>(m * k, ++seed);
-          auto y = y0;
-          apply_block(op, alpha, x, n, beta, y, m, k, mode, device);
-          for (int c = 0; c < k; ++c) {
-            const std::vector<S> yc(y.begin() + c * m, y.begin() + (c + 1) * m);
-            const std::vector<S> y0c(y0.begin() + c * m, y0.begin() + (c + 1) * m);
-            auto ref = y0c;
-            reference::spmv(alpha, b, x.data() + c * n, beta, ref.data());
-            EXPECT_LE(spmv_error(yc, ref, alpha, b, x.data() + c * n, beta, y0c),
-                      reference::tolerance<S>())
-                << what << " " << to_string(mode) << " k=" << k << " column " << c
-                << (device ? " device" : " host") << " kernel " << to_string(op.kernel());
-          }
+          check_block(op, mode == Mode::Transpose ? at : a, alpha, beta, k, mode, device, ++seed,
+                      what + (device ? " device" : " host"));
         }
   }
 };
@@ -316,9 +332,33 @@ bool takes_complex(const Case& c) {
   return false;
 }
 
+// Complex alpha and beta: beta == 0 runs on a NaN-poisoned y.
+template <class Z>
+std::vector<std::pair<Z, Z>> complex_scalars() {
+  return {{Z(1.5, -0.5), Z(0)}, {Z(-0.75, 0.25), Z(2, 1)}, {Z(0), Z(0.5, 0.5)}};
+}
+
+// Complex values on CUDA device vectors: A and A^T on k = 1 and 3 vectors, and A on one vector
+// through device pointers applied synchronously and on a stream of the caller's; each column
+// against the oracle with y poisoned where beta == 0.
+template <class Z>
+void check_complex_device(Operator<Z>& op, const CsrMatrix<Z>& a, const std::string& what) {
+  const CsrMatrix<Z> at = transpose(a);
+  std::uint64_t seed = 300;
+  for (const auto& [alpha, beta] : complex_scalars<Z>()) {
+    for (const Vectors where : {Vectors::DevicePointers, Vectors::DeviceStream})
+      check_apply(op, a, alpha, beta, where, ++seed, what);
+    for (const Mode mode : {Mode::NoTranspose, Mode::Transpose})
+      for (const int k : {1, 3})
+        check_block(op, mode == Mode::Transpose ? at : a, alpha, beta, k, mode, true, ++seed,
+                    what + " device");
+  }
+}
+
 // Complex values, complex alpha and beta: modes N and T through the Operator, C and H through
 // kspmv::spmv on it, rank-1 and rank-2 host Views, each against the oracle on op(A) with y
-// poisoned where beta == 0; a case that does not take them refuses them (UnsupportedError).
+// poisoned where beta == 0, and on CUDA device vectors too; a case that does not take them
+// refuses them (UnsupportedError).
 template <class Z>
 void check_complex(const Case& c, const CsrMatrix<Z>& a, const std::string& what) {
   Options o;
@@ -333,8 +373,7 @@ void check_complex(const Case& c, const CsrMatrix<Z>& a, const std::string& what
   SpmvHandle<Z> handle;
   std::uint64_t seed = 200;
   for (const std::string mode : {"N", "T", "C", "H"})
-    for (const auto& scalars :
-         {std::pair<Z, Z>{Z(1.5, -0.5), Z(0)}, {Z(-0.75, 0.25), Z(2, 1)}, {Z(0), Z(0.5, 0.5)}})
+    for (const auto& scalars : complex_scalars<Z>())
       for (const int k : {0, 3}) {
         const Z alpha = scalars.first, beta = scalars.second;
         const auto call = [&](auto x, auto y) {
@@ -348,6 +387,7 @@ void check_complex(const Case& c, const CsrMatrix<Z>& a, const std::string& what
                   reference::tolerance<Z>())
             << what << " mode " << mode << " k=" << k << " kernel " << to_string(op.kernel());
       }
+  if (c.backend == Backend::Cuda) check_complex_device(op, a, what);
 }
 
 TEST_P(Conformance, ZooComplexMatchesReference) {
@@ -394,6 +434,59 @@ TEST_P(Conformance, ReportsItsKernelAndTimings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, Conformance, testing::ValuesIn(cases()), case_name);
+
+// Mixed precision (kspmv/mixed_operator.hpp): a float matrix on double device vectors, on a
+// stream of the caller's, against the oracle on the same matrix in double. Its float values are
+// exact in double and cuSPARSE computes in double, so double's tolerance holds; fresh random x,
+// y poisoned where beta == 0.
+TEST(MixedPrecision, FloatMatrixOnDoubleVectorsMatchesReference) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+#ifdef KSPMV_HAVE_CUDA
+  auto matrices = zoo<float>();
+  matrices.emplace_back("long_row", long_row_matrix<float>());
+  matrices.emplace_back("random_1e5", random_matrix<float>(100000, 100000, 8, 23));
+  Options o;
+  o.backend = Backend::Cuda;
+  EXPECT_EQ(MixedOperator(matrices.front().second, o).kernel(), Kernel::Cusparse);  // Auto's
+  std::uint64_t seed = 400;
+  for (const Kernel kernel : {Kernel::Cusparse, Kernel::CusparseAlg2}) {
+    o.kernel = kernel;
+    for (const auto& [name, a] : matrices) {
+      MixedOperator op(a, o);
+      const CsrMatrix<double> ad = convert_scalar<double>(a);
+      for (const auto& [alpha, beta] : kScalars) {
+        const auto x = random_vector<double>(a.ncols, ++seed);
+        const auto y0 =
+            beta == 0 ? nan_vector<double>(a.nrows) : random_vector<double>(a.nrows, ++seed);
+        auto y = y0, ref = y0;
+        reference::spmv(alpha, ad, x.data(), beta, ref.data());
+        cuda::DeviceBuffer<double> dx(x.size()), dy(y.size());
+        dx.upload(x.data());
+        dy.upload(y.data());
+        const cuda::Stream stream;
+        op.apply(stream.get(), alpha, dx.data(), beta, dy.data());
+        stream.synchronize();
+        dy.download(y.data());
+        EXPECT_LE(spmv_error(y, ref, alpha, ad, x.data(), beta, y0), reference::tolerance<double>())
+            << name << " " << to_string(kernel) << " alpha=" << alpha << " beta=" << beta;
+      }
+    }
+  }
+#endif
+}
+
+TEST(MixedPrecision, RefusesWhatItDoesNotRun) {
+  const auto a = random_matrix<float>(20, 20, 3, 6);
+  EXPECT_THROW(MixedOperator(a, Options{}), UnsupportedError);  // the host backend
+  Options csr_vector;
+  csr_vector.backend = Backend::Cuda;
+  csr_vector.kernel = Kernel::CsrVector;
+  EXPECT_THROW(MixedOperator(a, csr_vector), UnsupportedError);
+  Options two;
+  two.backend = Backend::Cuda;
+  two.devices = {0, 0};
+  EXPECT_THROW(MixedOperator(a, two), UnsupportedError);
+}
 
 // The registry itself: every row names its backend's kernel once, supports() agrees with it, and
 // the Operator refuses what the registry does not list.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/long_rows.hpp"
 #include "backends/cuda/vector_ops.hpp"
@@ -42,8 +43,7 @@ __global__ void __launch_bounds__(kBlock)
   Scalar sum = 0;
   // Unrolled so that the column loads of several steps are in flight before their x gathers.
 #pragma unroll 4
-  for (long long k = begin + lane; k < end; k += V)
-    sum += __ldg(val + k) * __ldg(x + __ldg(col + k));
+  for (long long k = begin + lane; k < end; k += V) sum += ldg(val + k) * ldg(x + __ldg(col + k));
   sum = warp_sum<V>(sum);
   if (mine && lane == 0) y[row] = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
@@ -163,5 +163,13 @@ template std::unique_ptr<DeviceSpmv<float>> make_csr_vector(std::shared_ptr<cons
 template std::unique_ptr<DeviceSpmv<double>> make_csr_vector(
     std::shared_ptr<const DeviceCsr<double>>, const CsrPointers<double>&, CsrVectorConfig,
     cudaStream_t);
+#define KSPMV_INSTANTIATE(S)                                                                   \
+  template std::unique_ptr<DeviceSpmv<S>> make_csr_vector(std::shared_ptr<const DeviceCsr<S>>, \
+                                                          const DevicePlanInput&);             \
+  template std::unique_ptr<DeviceSpmv<S>> make_csr_vector(                                     \
+      std::shared_ptr<const DeviceCsr<S>>, const CsrPointers<S>&, CsrVectorConfig, cudaStream_t);
+KSPMV_INSTANTIATE(Complex<float>)
+KSPMV_INSTANTIATE(Complex<double>)
+#undef KSPMV_INSTANTIATE
 
 }  // namespace kspmv::cuda

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/cuda/cg_vectors.hpp"
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/csr_vector.hpp"
 #include "backends/cuda/cusparse_spmv.hpp"
 #include "backends/cuda/device_arrays.hpp"
@@ -63,63 +64,100 @@ std::size_t l2_cache_bytes(int device) {
 namespace {
 
 constexpr KernelInfo info(Kernel k, Residency residency, bool reads_host_entries, bool autotune,
-                          const char* summary) {
+                          const char* summary, bool complex_values = false) {
   return {k,         Backend::Cuda,
           residency, reads_host_entries,
           autotune,  residency == Residency::Resident,
-          summary};
+          summary,   complex_values};
 }
 constexpr auto kResident = Residency::Resident;
 
-}  // namespace
-
+// The rows of CSR-Vector and the cuSPARSE kernels, in the tables of real and complex values.
 template <class S>
-const std::vector<KernelRow<S>>& kernel_table() {
+KernelRow<S> csr_vector_row() {
+  using A = std::shared_ptr<const DeviceCsr<S>>;
+  return {info(Kernel::CsrVector, kResident, false, true, "CSR-Vector, 1-32 lanes per row", true),
+          true,
+          [](A a, const CsrPointers<S>& h) { return make_csr_vector(std::move(a), h); },
+          nullptr,
+          [](A a, const DevicePlanInput& in) { return make_csr_vector(std::move(a), in); },
+          [](A a, const CsrPointers<S>& h, cudaStream_t s) {
+            return make_csr_vector(std::move(a), h, {}, s);
+          }};
+}
+template <class S, Kernel K>
+KernelRow<S> cusparse_row(const char* summary) {
+  using A = std::shared_ptr<const DeviceCsr<S>>;
+  return {info(K, kResident, false, true, summary, true),
+          true,
+          [](A a, const CsrPointers<S>&) { return make_cusparse(std::move(a), K); },
+          nullptr,
+          [](A a, const DevicePlanInput& in) {
+            return make_cusparse(std::move(a), K, in.scratch, in.stream);
+          },
+          [](A a, const CsrPointers<S>&, cudaStream_t s) {
+            return make_cusparse(std::move(a), K, nullptr, s);
+          }};
+}
+
+// The rows that take complex values as well.
+template <class S>
+std::vector<KernelRow<S>> complex_rows() {
+  return {csr_vector_row<S>(), cusparse_row<S, Kernel::Cusparse>("cusparseSpMV, CSR_ALG1"),
+          cusparse_row<S, Kernel::CusparseAlg2>("cusparseSpMV, CSR_ALG2")};
+}
+
+// The full table of real values.
+template <class S>
+std::vector<KernelRow<S>> real_rows() {
   using A = std::shared_ptr<const DeviceCsr<S>>;
   using H = CsrPointers<S>;
-  using P = DevicePlanInput;
-  static const std::vector<KernelRow<S>> rows = {
-      {info(Kernel::CsrVector, kResident, false, true, "CSR-Vector, 1-32 lanes per row"), true,
-       [](A a, const H& h) { return make_csr_vector(std::move(a), h); }, nullptr,
-       [](A a, const P& in) { return make_csr_vector(std::move(a), in); },
-       [](A a, const H& h, cudaStream_t s) { return make_csr_vector(std::move(a), h, {}, s); }},
-      {info(Kernel::Cusparse, kResident, false, true, "cusparseSpMV, CSR_ALG1"), true,
-       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::Cusparse); }, nullptr,
-       [](A a, const P& in) {
-         return make_cusparse(std::move(a), Kernel::Cusparse, in.scratch, in.stream);
-       },
-       [](A a, const H&, cudaStream_t s) {
-         return make_cusparse(std::move(a), Kernel::Cusparse, nullptr, s);
-       }},
-      {info(Kernel::CusparseAlg2, kResident, false, true, "cusparseSpMV, CSR_ALG2"), true,
-       [](A a, const H&) { return make_cusparse(std::move(a), Kernel::CusparseAlg2); }, nullptr,
-       [](A a, const P& in) {
-         return make_cusparse(std::move(a), Kernel::CusparseAlg2, in.scratch, in.stream);
-       },
-       [](A a, const H&, cudaStream_t s) {
-         return make_cusparse(std::move(a), Kernel::CusparseAlg2, nullptr, s);
-       }},
-      {info(Kernel::PartialOverlap, kResident, false, true,
-            "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
-       true, [](A a, const H& h) { return make_partial_overlap(std::move(a), h); }},
-      {info(Kernel::FullOverlap, Residency::Streamed, true, false,
-            "CSR-Full-Overlap: the matrix streamed from host memory (paper 4)"),
-       false, [](A, const H& h) { return make_full_overlap(h); }},
-      {info(Kernel::Seg, kResident, true, true, "segSpMV (paper 5)"), false,
-       [](A, const H& h) { return make_seg(h, false); }},
-      {info(Kernel::SegR, kResident, true, true, "segSpMV-r, tree-reduced segments (paper 5)"),
-       false, [](A, const H& h) { return make_seg(h, true); }},
-      {info(Kernel::Hbp, kResident, true, true, "hash-based 2D partition (HBP, paper 3)"), true,
-       [](A a, const H& h) { return make_hbp(std::move(a), h); },
-       [](const H& h) { return hbp_worth_timing(h); }},
-  };
+  std::vector<KernelRow<S>> rows = complex_rows<S>();
+  rows.insert(
+      rows.end(),
+      {
+          {info(Kernel::PartialOverlap, kResident, false, true,
+                "CSR-Partial-Overlap: memcpy_async batches (paper 4)"),
+           true, [](A a, const H& h) { return make_partial_overlap(std::move(a), h); }},
+          {info(Kernel::FullOverlap, Residency::Streamed, true, false,
+                "CSR-Full-Overlap: the matrix streamed from host memory (paper 4)"),
+           false, [](A, const H& h) { return make_full_overlap(h); }},
+          {info(Kernel::Seg, kResident, true, true, "segSpMV (paper 5)"), false,
+           [](A, const H& h) { return make_seg(h, false); }},
+          {info(Kernel::SegR, kResident, true, true, "segSpMV-r, tree-reduced segments (paper 5)"),
+           false, [](A, const H& h) { return make_seg(h, true); }},
+          {info(Kernel::Hbp, kResident, true, true, "hash-based 2D partition (HBP, paper 3)"), true,
+           [](A a, const H& h) { return make_hbp(std::move(a), h); },
+           [](const H& h) { return hbp_worth_timing(h); }},
+      });
+  return rows;
+}
+
+// The row of `kernel`, or nullptr where the table of S has none.
+template <class S>
+const KernelRow<S>* find_row(Kernel kernel) {
+  for (const auto& row : kernel_table<S>())
+    if (row.info.kernel == kernel) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+// Complex values: the rows that take them alone.
+template <class S>
+const std::vector<KernelRow<S>>& kernel_table() {
+  static const std::vector<KernelRow<S>> rows = [] {
+    if constexpr (is_complex_v<S>)
+      return complex_rows<S>();
+    else
+      return real_rows<S>();
+  }();
   return rows;
 }
 
 template <class S>
 const KernelRow<S>& kernel_row(Kernel kernel) {
-  for (const auto& row : kernel_table<S>())
-    if (row.info.kernel == kernel) return row;
+  if (const KernelRow<S>* row = find_row<S>(kernel)) return *row;
   throw UnsupportedError(std::string("the CUDA backend does not run kernel '") + to_string(kernel) +
                          "'");
 }
@@ -228,7 +266,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     std::optional<Phase> phase;
     phase.emplace("kspmv::setup::analysis");
     if (streamed_) {
-      r_->kernels.push_back(make_full_overlap(host, {}, placement.stream));
+      if constexpr (!is_complex_v<Scalar>)  // make_operator keeps complex values resident
+        r_->kernels.push_back(make_full_overlap(host, {}, placement.stream));
     } else if (o.kernel == Kernel::Auto && o.autotune) {
       for (const auto& row : kernel_table<Scalar>())
         if (row.info.autotune && !(device_only && row.info.reads_host_entries) &&
@@ -242,9 +281,10 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
             sizeof(Scalar));
         // A matrix that arrived on the device stays there: CSR-Vector rather than a kernel that
         // preprocesses the entries on the host (or, planned on the device, one that plans on
-        // the host).
-        const KernelRow<Scalar>& row = kernel_row<Scalar>(k);
-        if ((device_only && row.info.reads_host_entries) || (src.plan && !row.make_on_device))
+        // the host); so do complex values where the rule names a kernel without them.
+        const KernelRow<Scalar>* row = find_row<Scalar>(k);
+        if (!row || (device_only && row->info.reads_host_entries) ||
+            (src.plan && !row->make_on_device))
           k = Kernel::CsrVector;
       }
       chosen.push_back(&kernel_row<Scalar>(k));
@@ -402,25 +442,36 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
 
   // With a resident CSR (which update_values keeps current): its transpose, built on the device
   // (transpose.hpp; a CSR of 64-bit offsets only when it came on the device, which then throws).
-  // Otherwise nullptr: kspmv::Operator transposes the host matrix.
+  // Otherwise, and for complex values (a host matrix only), nullptr: kspmv::Operator transposes
+  // the host matrix.
   bool transposes_itself() const override {
-    return r_->a != nullptr && (!r_->a->wide() || device_sourced_);
+    return !is_complex_v<Scalar> && r_->a != nullptr && (!r_->a->wide() || device_sourced_);
   }
   std::unique_ptr<OperatorImpl<Scalar>> make_transpose() const override {
-    if (!transposes_itself()) return nullptr;
-    DeviceGuard guard(device_);
-    if (ordered_pending_) r_->ordered.synchronize();  // the CSR's upload or refresh has landed
-    Options o = options_;
-    o.validate = false;
-    return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o, nullptr);
+    if constexpr (is_complex_v<Scalar>) {
+      return nullptr;
+    } else {
+      if (!transposes_itself()) return nullptr;
+      DeviceGuard guard(device_);
+      if (ordered_pending_) r_->ordered.synchronize();  // the CSR's upload or refresh has landed
+      Options o = options_;
+      o.validate = false;
+      return from_device(device_, std::make_shared<DeviceCsr<Scalar>>(transpose(*r_->a)), o,
+                         nullptr);
+    }
   }
 
-  // One device: every vector is one array of the device, applied on the operator's stream.
+  // One device: every vector is one array of the device, applied on the operator's stream
+  // (real values; complex ones refuse, as OperatorImpl does).
   DistributedVector<Scalar> make_vector(Ordinal m, Ordinal n) const override {
-    const std::size_t len = static_cast<std::size_t>(std::max(m, n));
-    auto b = std::make_shared<MultiVector<Scalar>>(std::vector<int>{device_},
-                                                   std::vector<std::size_t>{len});
-    return DistributedVector<Scalar>({{device_, b->data(0), len}}, b, this);
+    if constexpr (is_complex_v<Scalar>) {
+      return OperatorImpl<Scalar>::make_vector(m, n);
+    } else {
+      const std::size_t len = static_cast<std::size_t>(std::max(m, n));
+      auto b = std::make_shared<MultiVector<Scalar>>(std::vector<int>{device_},
+                                                     std::vector<std::size_t>{len});
+      return DistributedVector<Scalar>({{device_, b->data(0), len}}, b, this);
+    }
   }
   void upload(const Scalar* host, std::size_t len, const DistributedVector<Scalar>& v) override {
     DeviceGuard guard(device_);
@@ -437,16 +488,22 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     apply_device(alpha, x.data(0), beta, y.data(0), r_->stream.get());
   }
   std::unique_ptr<CgVectors<Scalar>> make_cg_vectors(Ordinal n) override {
-    CgLayout<Scalar> l;
-    l.parts = {{device_, r_->stream.get(),
-                n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
-    l.x = make_vector(n, n), l.r = make_vector(n, n), l.p = make_vector(n, n);
-    l.q = make_vector(n, n);
-    l.vector = [this, n] { return make_vector(n, n); };
-    l.graphs = options_.graphs;
-    l.upload = [this, n](const Scalar* h, const DistributedVector<Scalar>& v) { upload(h, n, v); };
-    l.download = [this, n](const DistributedVector<Scalar>& v, Scalar* h) { download(v, n, h); };
-    return make_device_cg_vectors(std::move(l));
+    if constexpr (is_complex_v<Scalar>) {
+      return OperatorImpl<Scalar>::make_cg_vectors(n);
+    } else {
+      CgLayout<Scalar> l;
+      l.parts = {{device_, r_->stream.get(),
+                  n > 0 ? std::vector<part::Span>{{0, n}} : std::vector<part::Span>{}}};
+      l.x = make_vector(n, n), l.r = make_vector(n, n), l.p = make_vector(n, n);
+      l.q = make_vector(n, n);
+      l.vector = [this, n] { return make_vector(n, n); };
+      l.graphs = options_.graphs;
+      l.upload = [this, n](const Scalar* h, const DistributedVector<Scalar>& v) {
+        upload(h, n, v);
+      };
+      l.download = [this, n](const DistributedVector<Scalar>& v, Scalar* h) { download(v, n, h); };
+      return make_device_cg_vectors(std::move(l));
+    }
   }
 
   Kernel kernel() const override { return kernel_; }
@@ -687,6 +744,12 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const CsrPointers<Scalar>& h
   const int device = checked_device(options);
   DeviceGuard guard(device);
   const Placement placement = place(host_matrix, options, streamed_kernel);
+  if (is_complex_v<Scalar> && placement.streamed)
+    throw UnsupportedError(
+        "cuda backend: complex values run resident only (full-overlap streams real values); " +
+        (options.residency == Residency::Streamed
+             ? std::string("streamed residency was asked")
+             : placement.matrix + " does not fit in " + placement.budget));
   try {
     return std::make_unique<DeviceOperator<Scalar>>(
         device, Source<Scalar>{host_matrix, nullptr, nullptr, std::move(keep_alive)}, options,
@@ -777,6 +840,14 @@ template std::unique_ptr<OperatorImpl<float>> make_operator(const DeviceCsrArray
                                                             const Options&, cudaStream_t);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const DeviceCsrArrays<double>&,
                                                              const Options&, cudaStream_t);
+#define KSPMV_INSTANTIATE(S)                                                             \
+  template std::unique_ptr<OperatorImpl<S>> make_operator(                               \
+      const CsrPointers<S>&, const Options&, std::shared_ptr<const void>, cudaStream_t); \
+  template const std::vector<KernelRow<S>>& kernel_table();                              \
+  template const KernelRow<S>& kernel_row(Kernel);
+KSPMV_INSTANTIATE(Complex<float>)
+KSPMV_INSTANTIATE(Complex<double>)
+#undef KSPMV_INSTANTIATE
 template const std::vector<KernelRow<float>>& kernel_table();
 template const std::vector<KernelRow<double>>& kernel_table();
 template const KernelRow<float>& kernel_row(Kernel);

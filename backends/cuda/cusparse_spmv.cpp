@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "backends/cuda/check.hpp"
@@ -18,10 +19,12 @@ namespace kspmv::cuda {
 
 namespace {
 
-template <class Scalar>
+// Vectors of Scalar; the matrix of M: Scalar itself, or float with double vectors (mixed
+// precision: cuSPARSE computes in the vectors' type, its mixed-precision table for SpMV).
+template <class Scalar, class M = Scalar>
 class CusparseSpmv final : public DeviceSpmv<Scalar> {
  public:
-  CusparseSpmv(std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel,
+  CusparseSpmv(std::shared_ptr<const DeviceCsr<M>> a, Kernel kernel,
                const std::function<void*(std::size_t)>& scratch, cudaStream_t stream)
       : a_(std::move(a)),
         kernel_(kernel),
@@ -75,8 +78,8 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     handle_.emplace(kReuse);
     KSPMV_CUDA_CHECK(cusparseSetStream(handle_->get(), stream));
     KSPMV_CUDA_CHECK(cusparseCreateCsr(&mat_, a_->m, a_->n, a_->nnz, offsets, col,
-                                       const_cast<Scalar*>(a_->val.data()), offset_type, col_type,
-                                       CUSPARSE_INDEX_BASE_ZERO, type));
+                                       const_cast<M*>(a_->val.data()), offset_type, col_type,
+                                       CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<M>()));
     // The buffer query and preprocessing want vector descriptors; they point at stand-in
     // vectors that serve only the set-up, run() re-points them at the caller's x and y.
     const std::size_t nx = a_->n > 0 ? a_->n : 1, x_bytes = (nx * sizeof(Scalar) + 255) / 256 * 256;
@@ -91,8 +94,14 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     KSPMV_CUDA_CHECK(cusparseCreateDnVec(&y_, a_->m, stand_in + x_bytes, type));
     const Scalar one = 1;  // representative alpha and beta: the size does not depend on them
     std::size_t bytes = 0;
-    KSPMV_CUDA_CHECK(cusparseSpMV_bufferSize(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                             mat_, x_, &one, y_, type, alg_, &bytes));
+    const cusparseStatus_t sized =
+        cusparseSpMV_bufferSize(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_,
+                                &one, y_, type, alg_, &bytes);
+    if (sized == CUSPARSE_STATUS_NOT_SUPPORTED)  // a pair of types this cuSPARSE lacks
+      throw UnsupportedError(std::string("cusparse: this cuSPARSE has no SpMV of a ") +
+                             (std::is_same_v<M, float> ? "float" : "double or complex") +
+                             " matrix on these vectors (" + cusparseGetErrorString(sized) + ")");
+    KSPMV_CUDA_CHECK(sized);
     buffer_ = DeviceBuffer<unsigned char>(bytes, kPooled, stream);
     const cusparseStatus_t pre =  // queued on `stream`, which run() replaces
         cusparseSpMV_preprocess(handle_->get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_,
@@ -126,7 +135,7 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
     mat_ = nullptr;
   }
 
-  std::shared_ptr<const DeviceCsr<Scalar>> a_;
+  std::shared_ptr<const DeviceCsr<M>> a_;
   Kernel kernel_;
   cusparseSpMVAlg_t alg_;
   std::optional<CusparseHandle> handle_;  // once set up
@@ -136,6 +145,13 @@ class CusparseSpmv final : public DeviceSpmv<Scalar> {
   DeviceBuffer<Offset> wide_col_;  // the columns as 64-bit, where cuSPARSE wants them so
 };
 
+void check_cusparse_kernel(Kernel kernel) {
+  if (kernel != Kernel::Cusparse && kernel != Kernel::CusparseAlg2)
+    throw InvalidArgument(
+        std::string("make_cusparse: kernel must be cusparse or cusparse-alg2, got ") +
+        to_string(kernel));
+}
+
 }  // namespace
 
 template <class Scalar>
@@ -143,11 +159,14 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(std::shared_ptr<const DeviceCs
                                                   Kernel kernel,
                                                   const std::function<void*(std::size_t)>& scratch,
                                                   cudaStream_t stream) {
-  if (kernel != Kernel::Cusparse && kernel != Kernel::CusparseAlg2)
-    throw InvalidArgument(
-        std::string("make_cusparse: kernel must be cusparse or cusparse-alg2, got ") +
-        to_string(kernel));
+  check_cusparse_kernel(kernel);
   return std::make_unique<CusparseSpmv<Scalar>>(std::move(a), kernel, scratch, stream);
+}
+
+std::unique_ptr<DeviceSpmv<double>> make_cusparse_mixed(std::shared_ptr<const DeviceCsr<float>> a,
+                                                        Kernel kernel) {
+  check_cusparse_kernel(kernel);
+  return std::make_unique<CusparseSpmv<double, float>>(std::move(a), kernel, nullptr, nullptr);
 }
 
 template std::unique_ptr<DeviceSpmv<float>> make_cusparse(std::shared_ptr<const DeviceCsr<float>>,
@@ -158,5 +177,12 @@ template std::unique_ptr<DeviceSpmv<double>> make_cusparse(std::shared_ptr<const
                                                            Kernel,
                                                            const std::function<void*(std::size_t)>&,
                                                            cudaStream_t);
+#define KSPMV_INSTANTIATE(S)                                                                 \
+  template std::unique_ptr<DeviceSpmv<S>> make_cusparse(                                     \
+      std::shared_ptr<const DeviceCsr<S>>, Kernel, const std::function<void*(std::size_t)>&, \
+      cudaStream_t);
+KSPMV_INSTANTIATE(Complex<float>)
+KSPMV_INSTANTIATE(Complex<double>)
+#undef KSPMV_INSTANTIATE
 
 }  // namespace kspmv::cuda

@@ -1,5 +1,6 @@
 // The cuSPARSE baseline: cusparseSpMV on the uploaded CSR with CUSPARSE_SPMV_CSR_ALG1
-// (Kernel::Cusparse) or CSR_ALG2 (Kernel::CusparseAlg2, deterministic).
+// (Kernel::Cusparse) or CSR_ALG2 (Kernel::CusparseAlg2, deterministic); real values, and complex
+// ones (Complex, CUDA_C_32F / CUDA_C_64F).
 #pragma once
 
 #include <cstddef>
@@ -23,5 +24,12 @@ template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_cusparse(
     std::shared_ptr<const DeviceCsr<Scalar>> a, Kernel kernel = Kernel::Cusparse,
     const std::function<void*(std::size_t)>& scratch = nullptr, cudaStream_t stream = nullptr);
+
+// Mixed precision: the float matrix `a` on double vectors, cusparseSpMV with A in CUDA_R_32F and
+// x, y and the compute type CUDA_R_64F (cuSPARSE's mixed-precision table for SpMV), set up on the
+// legacy default stream (ready on return). The values are read from `a`, which the caller
+// refreshes (update_values does nothing). UnsupportedError where cuSPARSE lacks the pair.
+std::unique_ptr<DeviceSpmv<double>> make_cusparse_mixed(std::shared_ptr<const DeviceCsr<float>> a,
+                                                        Kernel kernel = Kernel::Cusparse);
 
 }  // namespace kspmv::cuda

@@ -1,4 +1,5 @@
-// What the cuSPARSE callers share: the cudaDataType of a scalar and an owned (or reused) handle.
+// What the cuSPARSE callers share: the cudaDataType of a scalar (real or complex) and an owned
+// (or reused) handle.
 #pragma once
 
 #include <cusparse.h>
@@ -7,14 +8,23 @@
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/memory.hpp"
 
 namespace kspmv::cuda {
 
 template <class Scalar>
 constexpr cudaDataType cuda_data_type() {
-  static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>);
-  return std::is_same_v<Scalar, float> ? CUDA_R_32F : CUDA_R_64F;
+  if constexpr (std::is_same_v<Scalar, float>)
+    return CUDA_R_32F;
+  else if constexpr (std::is_same_v<Scalar, double>)
+    return CUDA_R_64F;
+  else if constexpr (std::is_same_v<Scalar, Complex<float>>)
+    return CUDA_C_32F;
+  else {
+    static_assert(std::is_same_v<Scalar, Complex<double>>, "no cudaDataType for this scalar");
+    return CUDA_C_64F;
+  }
 }
 
 // A cuSPARSE handle on the current device, destroyed with the object; made with kReuse, an idle

@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/device_arrays.hpp"
 
 namespace kspmv::cuda {
@@ -227,5 +228,7 @@ template DeviceCsr<float> adopt(const DeviceCsrArrays<float>&, bool, cudaStream_
 template DeviceCsr<double> adopt(const DeviceCsrArrays<double>&, bool, cudaStream_t);
 template std::vector<Offset> download_row_ptr(const DeviceCsr<float>&);
 template std::vector<Offset> download_row_ptr(const DeviceCsr<double>&);
+template std::vector<Offset> download_row_ptr(const DeviceCsr<Complex<float>>&);
+template std::vector<Offset> download_row_ptr(const DeviceCsr<Complex<double>>&);
 
 }  // namespace kspmv::cuda

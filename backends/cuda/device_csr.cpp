@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/device_spmv.hpp"
 
 namespace kspmv::cuda {
@@ -50,5 +51,7 @@ DeviceCsr<Scalar> DeviceCsr<Scalar>::upload_on(const CsrPointers<Scalar>& a, cud
 
 template struct DeviceCsr<float>;
 template struct DeviceCsr<double>;
+template struct DeviceCsr<Complex<float>>;
+template struct DeviceCsr<Complex<double>>;
 
 }  // namespace kspmv::cuda

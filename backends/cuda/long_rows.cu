@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/warp_reduce.cuh"
 
@@ -29,10 +30,10 @@ __global__ void __launch_bounds__(kBlock)
   const long long end = chunk_end[chunk];
   Scalar sum[K] = {};
   for (long long e = chunk_begin[chunk] + lane; e < end; e += 32) {
-    const Scalar v = __ldg(val + e);
+    const Scalar v = ldg(val + e);
     const Scalar* xj = x + __ldg(col + e);
 #pragma unroll
-    for (int c = 0; c < K; ++c) sum[c] += v * __ldg(xj + c * ldx);
+    for (int c = 0; c < K; ++c) sum[c] += v * ldg(xj + c * ldx);
   }
 #pragma unroll
   for (int c = 0; c < K; ++c) {
@@ -151,5 +152,7 @@ std::size_t LongRowPath<Scalar>::device_bytes() const {
 
 template class LongRowPath<float>;
 template class LongRowPath<double>;
+template class LongRowPath<Complex<float>>;
+template class LongRowPath<Complex<double>>;
 
 }  // namespace kspmv::cuda

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/device_arrays.hpp"
 #include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/vector_ops.hpp"
@@ -43,10 +44,10 @@ __global__ void __launch_bounds__(kBlock)
   }
   S sum[K] = {};
   for (long long e = begin + lane; e < end; e += V) {
-    const S v = __ldg(val + e);
+    const S v = ldg(val + e);
     const S* xj = x + __ldg(col + e);
 #pragma unroll
-    for (int c = 0; c < K; ++c) sum[c] += v * __ldg(xj + c * ldx);
+    for (int c = 0; c < K; ++c) sum[c] += v * ldg(xj + c * ldx);
   }
 #pragma unroll
   for (int c = 0; c < K; ++c) sum[c] = warp_sum<V>(sum[c]);
@@ -168,5 +169,7 @@ KSPMV_INSTANTIATE(double, Offset)
 #undef KSPMV_INSTANTIATE
 template class CsrSpmm<float>;
 template class CsrSpmm<double>;
+template class CsrSpmm<Complex<float>>;
+template class CsrSpmm<Complex<double>>;
 
 }  // namespace kspmv::cuda

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/vector_ops.hpp"
 
 namespace kspmv::cuda {
@@ -102,6 +103,12 @@ template void scale_vector(float*, Ordinal, float, cudaStream_t);
 template void scale_vector(double*, Ordinal, double, cudaStream_t);
 template void scale_columns(float*, Ordinal, std::size_t, int, float, cudaStream_t);
 template void scale_columns(double*, Ordinal, std::size_t, int, double, cudaStream_t);
+template void scale_vector(Complex<float>*, Ordinal, Complex<float>, cudaStream_t);
+template void scale_vector(Complex<double>*, Ordinal, Complex<double>, cudaStream_t);
+template void scale_columns(Complex<float>*, Ordinal, std::size_t, int, Complex<float>,
+                            cudaStream_t);
+template void scale_columns(Complex<double>*, Ordinal, std::size_t, int, Complex<double>,
+                            cudaStream_t);
 template void gather_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);
 template void gather_entries(double*, const double*, const Ordinal*, Ordinal, cudaStream_t);
 template void scatter_entries(float*, const float*, const Ordinal*, Ordinal, cudaStream_t);

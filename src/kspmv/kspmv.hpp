@@ -11,4 +11,5 @@
 #include "kspmv/formats/csr.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/io/matrix_market.hpp"
+#include "kspmv/mixed_operator.hpp"
 #include "kspmv/operator.hpp"

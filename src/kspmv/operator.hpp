@@ -1,9 +1,10 @@
 // kspmv::Operator: bind a matrix and options once, then apply y = alpha*A*x + beta*y many times.
 //
 // Scalar: float, double, or Kokkos::complex<float> / Kokkos::complex<double> on the kernels whose
-// registry row takes complex values (KernelInfo::complex_values: the host backend's csr; the
-// others throw UnsupportedError). kspmv::spmv (kspmv/spmv.hpp) is KokkosSparse::spmv's call shape
-// on top, with the conjugate modes and vectors of any layout.
+// registry row takes complex values (KernelInfo::complex_values: the host backend's csr, the CUDA
+// backend's csr-vector, cusparse and cusparse-alg2; the others throw UnsupportedError). kspmv::spmv
+// (kspmv/spmv.hpp) is KokkosSparse::spmv's call shape on top, with the conjugate modes and vectors
+// of any layout.
 //
 // Matrices come as a host CsrMatrix or as CSR Views (KokkosSparse's arrays; a KokkosSparse::
 // CrsMatrix through kspmv/interop/kokkos_sparse.hpp) in host or CUDA memory; vectors as rank-1

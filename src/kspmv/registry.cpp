@@ -10,7 +10,9 @@
 #include "backends/kokkos/vector_permutation.hpp"
 #include "kspmv/core/complex.hpp"
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/operator_cast.hpp"
 #ifdef KSPMV_HAVE_CUDA
+#include "backends/cuda/complex.hpp"
 #include "backends/cuda/cuda_operator.hpp"
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/multi_operator.hpp"
@@ -201,8 +203,18 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
   const bool multi = check_options(o);
   if constexpr (is_complex_v<Scalar>) {
     check_complex(o, multi);
+#ifdef KSPMV_HAVE_CUDA
+    if (o.backend == Backend::Cuda) {  // the same arrays as cuda::Complex (core/operator_cast.hpp)
+      using C = cuda::Complex<real_t<Scalar>>;
+      const CsrPointers<C> p{a.row_ptr.data(), a.col_idx.data(),
+                             reinterpret_cast<const C*>(a.values.data()), a.nrows, a.ncols};
+      auto keep = std::make_shared<const CsrMatrix<Scalar>>(a);
+      return std::make_unique<OperatorCast<Scalar, C>>(
+          cuda::make_operator(p, o, std::move(keep), stream));
+    }
+#endif
     (void)stream;
-    return host::make_operator(a, o);  // the host backend's CSR kernel: the complex rows
+    return host::make_operator(a, o);  // the host backend's complex rows
   } else {
     if (o.backend == Backend::Host)
       return multi ? host::make_multi_operator(a, o) : host::make_operator(a, o);
@@ -233,9 +245,9 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
         "Operator: a matrix in device memory runs on that device only; build a multi-device "
         "operator from a host matrix");
   if constexpr (is_complex_v<Scalar>) {
-    check_complex(o, false);  // no device row takes complex values yet: throws
+    check_complex(o, false);
     (void)a, (void)stream;
-    throw UnsupportedError("Operator: complex values in device memory");
+    throw UnsupportedError("Operator: complex values in device memory (give a host matrix)");
   } else {
     if (o.backend == Backend::KokkosDefault) return host::make_default_space_operator(a, o);
 #ifdef KSPMV_HAVE_CUDA
@@ -253,7 +265,7 @@ std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::ve
                                                                    int device) {
   if (place == Place::Host) return host::make_vector_permutation<Scalar>(perm);
 #ifdef KSPMV_HAVE_CUDA
-  if constexpr (!is_complex_v<Scalar>)  // no CUDA kernel takes complex values yet
+  if constexpr (!is_complex_v<Scalar>)  // complex values are permuted in host memory only
     if (backend == Backend::Cuda) return cuda::make_vector_permutation<Scalar>(perm, device);
 #endif
   (void)device;
