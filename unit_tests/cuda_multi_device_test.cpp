@@ -184,8 +184,10 @@ TYPED_TEST(CudaMultiDeviceTest, DistributedVectorsEndWhereEachExchangePutsThem) 
         const auto dx = md.make_vector(nullptr), dy = md.make_vector(nullptr);
         for (int d = 0; d < nd; ++d) {
           cuda::DeviceGuard guard(devices[d]);
-          KSPMV_CUDA_CHECK(cudaMemset(dx.data(d), 0xff, dx.part(d).size * sizeof(S)));
-          KSPMV_CUDA_CHECK(cudaMemset(dy.data(d), 0xff, dy.part(d).size * sizeof(S)));
+          KSPMV_CUDA_CHECK(
+              cudaMemsetAsync(dx.data(d), 0xff, dx.part(d).size * sizeof(S), md.stream(d)));
+          KSPMV_CUDA_CHECK(
+              cudaMemsetAsync(dy.data(d), 0xff, dy.part(d).size * sizeof(S), md.stream(d)));
         }
         md.upload(x.data(), a.ncols, dx);
         md.upload(y0.data(), a.nrows, dy);
@@ -277,7 +279,8 @@ TYPED_TEST(CudaMultiDeviceTest, ReplaysOfFreedVectorsAreNotReused) {
         for (const S alpha : {S(1 + round % 2), S(1)}) {
           for (int d = 0; d < nd; ++d) {
             cuda::DeviceGuard guard(devices[d]);
-            KSPMV_CUDA_CHECK(cudaMemset(dy.data(d), 0xff, dy.part(d).size * sizeof(S)));
+            KSPMV_CUDA_CHECK(
+                cudaMemsetAsync(dy.data(d), 0xff, dy.part(d).size * sizeof(S), md.stream(d)));
           }
           md.apply(alpha, dx, S(0), dy);
           std::vector<S> y(a.nrows, std::nan("")), ref(a.nrows);

@@ -1023,6 +1023,10 @@ bool MultiDeviceSpmv<S>::enqueue(S alpha, const std::vector<S*>& x, S beta,
     for (const auto& a : s.adds)  // MSREP Alg. 3: split rows get several partials
       if (a.device == d)
         add_vector(y[d] + a.offset, buffer(a.from, a.device, a.block, x, y), a.count, main);
+    if (s.halo)  // the caller's next write of x[d] on `main` after its readers' pulls
+      for (const auto& l : dev.sends)
+        for (const auto& r : devs_[l.peer]->recvs)
+          if (r.peer == d && r.pull) wait(main, devs_[l.peer]->x_in);
     dev.end.record(main);
   }
   return false;

@@ -26,7 +26,8 @@
 // stream, so a block's transfer overlaps the next block's kernel (Gao et al. 2024 §3.2). Transfers
 // are device-to-device copies: direct where peer access is enabled (done at construction), staged
 // through host memory by the driver where not. Every apply starts after the previous one has ended
-// on every device.
+// on every device, and ends on each device's main stream after the devices that pulled its x
+// entries have them: the caller may overwrite x there next (CG's p).
 //
 // Signals (Halo, distinct devices with peer access both ways): the devices order the exchange
 // themselves (peer_flags.hpp). At the start of an apply each device raises a flag in the memory

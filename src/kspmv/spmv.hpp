@@ -204,7 +204,9 @@ void spmv(const Exec& exec, SpmvHandle<Scalar>& handle, const char* mode, const 
           Operator<Scalar>& op, const X& x, const Beta& beta, const Y& y) {
   static_assert(Kokkos::is_view<X>::value && Kokkos::is_view<Y>::value,
                 "kspmv::spmv: x and y must be Views");
-  const auto [m, conjugate] = detail::parse_spmv_mode(mode);
+  const auto parsed = detail::parse_spmv_mode(mode);  // no structured binding: lambdas take m
+  const auto m = parsed.first;
+  const bool conjugate = parsed.second;
   const Scalar a = static_cast<Scalar>(alpha), b = static_cast<Scalar>(beta);
   if constexpr (is_complex_v<Scalar>) {
     if (conjugate) {  // conj(A) x = conj(A conj(x)): the vectors conjugated, never the matrix
