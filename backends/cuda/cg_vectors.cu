@@ -349,6 +349,10 @@ class DeviceCgVectors final : public CgVectors<S> {
                                                         d(k), q.rows, q.state.data(), summed());
       check_launch("update_xp_kernel");
     });
+    // Stepped one kernel at a time, a part whose SpMV needs nothing from a slow part would
+    // otherwise store its next p.q into that part's state while its update_xp still reads pq_in
+    // (seen as a wrong residual on four H200s with four test processes at once).
+    join();
   }
 
   int snapshot() override {
@@ -461,8 +465,14 @@ class DeviceCgVectors final : public CgVectors<S> {
         const Dots* from = (q.state.data()->*in) + k;
         copy_between_devices(to, from, sizeof(Dots), p.stream);
       }
-      q.shared.record(p.stream);
     });
+    join();
+  }
+
+  // Every part's stream after the work queued so far on every other part's.
+  void join() {
+    if (!l_.reduce || parts_.size() == 1) return;
+    each([&](std::size_t, const CgPart& p, Part& q) { q.shared.record(p.stream); });
     each([&](std::size_t k, const CgPart& p, Part&) {
       for (std::size_t t = 0; t < parts_.size(); ++t)
         if (t != k) KSPMV_CUDA_CHECK(cudaStreamWaitEvent(p.stream, parts_[t]->shared.get(), 0));
