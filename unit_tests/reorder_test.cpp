@@ -251,6 +251,12 @@ TEST(ReorderOrderings, RcmRecoversTheBandOfAScrambledGrid) {
       analysis::rcm_order(two.row_ptr.data(), two.col_idx.data(), two.nrows), two.nrows));
   const auto rect = random_matrix<double>(4, 9, 3, 1);
   EXPECT_THROW(analysis::rcm_order(rect.row_ptr.data(), rect.col_idx.data(), 4), InvalidArgument);
+  // Auto's one-pass stand-in: a permutation too, every component numbered.
+  EXPECT_TRUE(is_permutation_of_rows(
+      analysis::bfs_order(a.row_ptr.data(), a.col_idx.data(), a.nrows), a.nrows));
+  EXPECT_TRUE(is_permutation_of_rows(
+      analysis::bfs_order(two.row_ptr.data(), two.col_idx.data(), two.nrows), two.nrows));
+  EXPECT_THROW(analysis::bfs_order(rect.row_ptr.data(), rect.col_idx.data(), 4), InvalidArgument);
 }
 
 TEST(ReorderModel, AutoReordersAScrambledGridAndLeavesANumberedOne) {
@@ -261,7 +267,7 @@ TEST(ReorderModel, AutoReordersAScrambledGridAndLeavesANumberedOne) {
   Operator<double> numbered(grid, o), shuffled_op(scrambled, o);
   EXPECT_EQ(numbered.reorder(), Reorder::None);
   EXPECT_GT(numbered.timings().reorder_model, analysis::kReorderShare);
-  EXPECT_NE(shuffled_op.reorder(), Reorder::None);
+  EXPECT_EQ(shuffled_op.reorder(), Reorder::Rcm);  // the breadth-first stand-in let RCM run
   // The caller's order pays for gathering through a random permutation: the gain shows in
   // the permuted apply's bytes (below), the model's ratio counts the gather and scatter too.
   EXPECT_LT(shuffled_op.timings().reorder_model, analysis::kReorderShare);
@@ -281,6 +287,12 @@ TEST(ReorderModel, AutoReordersAScrambledGridAndLeavesANumberedOne) {
   EXPECT_TRUE(choose(Reorder::Auto, x_bytes).perm.empty());
   EXPECT_NE(choose(Reorder::Auto, x_bytes / 4).reorder, Reorder::None);
   EXPECT_EQ(choose(Reorder::Rcm, x_bytes).reorder, Reorder::Rcm);
+  // A random pattern: no order clusters its columns, auto keeps none.
+  const auto noise = random_matrix<double>(50000, 50000, 8, 3);
+  EXPECT_EQ(analysis::choose_reorder(noise.row_ptr.data(), noise.col_idx.data(), noise.nrows,
+                                     Reorder::Auto, 8)
+                .reorder,
+            Reorder::None);
 }
 
 }  // namespace

@@ -59,39 +59,60 @@ double streamed_bytes(const Offset* row_ptr, Ordinal n, std::size_t value_bytes)
 
 }  // namespace
 
-ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
-                                 const std::vector<Ordinal>& perm, std::size_t value_bytes) {
+namespace {
+
+// The model's bytes of one apply on A: the streamed bytes and x's sectors.
+double bytes_of_a(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes) {
+  const std::vector<Ordinal> none;
+  return streamed_bytes(row_ptr, n, value_bytes) +
+         kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
+}
+
+// estimate_reorder with A's bytes (`before`) already known.
+ReorderEstimate estimate_with(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                              const std::vector<Ordinal>& perm, std::size_t value_bytes,
+                              double before) {
   const double s = double(value_bytes);
-  const double stream = streamed_bytes(row_ptr, n, value_bytes);
-  const std::vector<Ordinal> none, inv = inverse_permutation(perm);
+  const std::vector<Ordinal> inv = inverse_permutation(perm);
   const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
   // Gathering x through perm reads the sectors of x[perm[i]]; scattering y writes those of
   // y[perm[i]]: each also reads perm and streams the permuted vector.
   const double moved = sampled_sectors(
       n, [&](Ordinal i, std::vector<std::int64_t>& out) { out.push_back(perm[i] / per_sector); });
   ReorderEstimate e;
-  e.before = stream + kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
-  e.after = stream + kSectorBytes * x_sectors(row_ptr, col, n, perm, inv, value_bytes);
+  e.before = before;
+  e.after = streamed_bytes(row_ptr, n, value_bytes) +
+            kSectorBytes * x_sectors(row_ptr, col, n, perm, inv, value_bytes);
   e.permute = 2 * (n * (4 + s) + kSectorBytes * moved);
   return e;
+}
+
+}  // namespace
+
+ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                                 const std::vector<Ordinal>& perm, std::size_t value_bytes) {
+  return estimate_with(row_ptr, col, n, perm, value_bytes,
+                       bytes_of_a(row_ptr, col, n, value_bytes));
 }
 
 ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
                              std::size_t value_bytes, std::size_t cache_bytes) {
   ReorderChoice best;
   if (asked == Reorder::None) return best;
+  double a_bytes = -1;  // A's bytes by the model, counted once
+  const auto before = [&] {
+    if (a_bytes < 0) a_bytes = bytes_of_a(row_ptr, col, n, value_bytes);
+    return a_bytes;
+  };
   if (asked == Reorder::Auto) {
     // No ordering can pay when even an x read for free (the apply's streamed bytes alone) and
     // the cheapest gather and scatter (perm in order) move more than kReorderShare of A's bytes
     // (a matrix numbered well already, a stencil): then none is computed.
-    const std::vector<Ordinal> none;
-    best.estimate.before = streamed_bytes(row_ptr, n, value_bytes);
-    best.estimate.after = best.estimate.before;
     const double x_bytes = double(n) * double(value_bytes);
-    best.estimate.before +=
-        cache_bytes > 0 && x_bytes <= double(cache_bytes)
-            ? x_bytes  // read once from memory, whatever the order
-            : kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
+    best.estimate.after = streamed_bytes(row_ptr, n, value_bytes);
+    best.estimate.before = cache_bytes > 0 && x_bytes <= double(cache_bytes)
+                               ? best.estimate.after + x_bytes  // x read once, whatever the order
+                               : before();
     best.estimate.permute = 2.0 * n * (4 + 2.0 * value_bytes);
     if (!best.estimate.pays()) return best;
   }
@@ -99,8 +120,16 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
     if (asked != Reorder::Auto && asked != r) continue;
     ReorderChoice c;
     c.reorder = r;
+    if (r == Reorder::Rcm && asked == Reorder::Auto) {
+      // RCM costs up to six breadth-first passes; one (bfs_order) clusters the columns level by
+      // level as RCM does. Where that one saves none of A's bytes (a random pattern: every
+      // order alike), RCM is not computed.
+      const ReorderEstimate e =
+          estimate_with(row_ptr, col, n, bfs_order(row_ptr, col, n), value_bytes, before());
+      if (e.after + e.permute >= e.before) continue;
+    }
     c.perm = r == Reorder::Rcm ? rcm_order(row_ptr, col, n) : degree_order(row_ptr, n);
-    c.estimate = estimate_reorder(row_ptr, col, n, c.perm, value_bytes);
+    c.estimate = estimate_with(row_ptr, col, n, c.perm, value_bytes, before());
     const auto bytes = [](const ReorderEstimate& e) { return e.after + e.permute; };
     if (best.perm.empty() || bytes(c.estimate) < bytes(best.estimate)) best = std::move(c);
   }

@@ -41,7 +41,8 @@ ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordi
 
 // The ordering `asked` resolves to for an n x n pattern: rcm and degree as asked; auto, the one
 // of them with the fewest bytes by the model where it pays, else none (its estimate kept; no
-// ordering is computed where even a free x and an in-order gather and scatter would not pay).
+// ordering is computed where even a free x and an in-order gather and scatter would not pay, and
+// RCM is not where a one-pass breadth-first order saves no bytes at all).
 // cache_bytes (0: not known): the cache that x's gathers hit before memory; where x fits in it,
 // each of its sectors reaches memory once whatever the order, so auto keeps none (on an H200,
 // kron scale 21's x of 17 MB in a 60 MB L2: RCM, kept by the sector count, was 12% slower).

@@ -17,6 +17,11 @@ namespace kspmv::analysis {
 // that is not symmetric is walked along its rows). Throws InvalidArgument for a column >= n.
 std::vector<Ordinal> rcm_order(const Offset* row_ptr, const Ordinal* col, Ordinal n);
 
+// Breadth first along the rows, every component from its vertex of least degree, neighbours in
+// column order: one pass, the stand-in Reorder::Auto measures before computing RCM (both number
+// the graph level by level). Throws InvalidArgument for a column >= n.
+std::vector<Ordinal> bfs_order(const Offset* row_ptr, const Ordinal* col, Ordinal n);
+
 // Rows by decreasing length, ties in their order (hub clustering: the columns of the longest
 // rows, the most read entries of x in a power-law graph, numbered first and kept together).
 std::vector<Ordinal> degree_order(const Offset* row_ptr, Ordinal n);
