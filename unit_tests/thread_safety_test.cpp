@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/parallel.hpp"
 #include "kspmv/operator.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
@@ -150,6 +151,27 @@ TEST(ThreadSafety, ACallWhileAnotherThreadAppliesThrowsInvalidArgument) {
   applier.join();
   EXPECT_GT(refused.load(), 0);
   EXPECT_NE(message.find("two threads"), std::string::npos) << message;
+}
+
+// The host loops' helper threads are kept between calls and shared by every caller: eight
+// threads at once, each loop's blocks calling a loop of their own, every item counted once.
+TEST(ThreadSafety, ConcurrentAndNestedHostLoopsCoverEveryItemOnce) {
+  constexpr std::int64_t kOuter = 64, kInner = 300;
+  std::vector<std::vector<int>> seen(kThreads, std::vector<int>(kOuter * kInner, 0));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round)
+        parallel_blocks(kOuter, 4, [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t i = b; i < e; ++i)
+            parallel_blocks(kInner, 16, [&](std::int64_t ib, std::int64_t ie) {
+              for (std::int64_t j = ib; j < ie; ++j) ++seen[t][i * kInner + j];
+            });
+        });
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t)
+    for (const int count : seen[t]) ASSERT_EQ(count, 20) << "thread " << t;
 }
 
 }  // namespace

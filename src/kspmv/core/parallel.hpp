@@ -14,11 +14,12 @@ int host_threads();
 
 // Calls body(begin, end) on consecutive blocks of at most `grain` items that cover [0, n) once,
 // on host_threads() threads taking blocks in order from a shared counter (the calling thread
-// among them), and returns when every block is done. A loop of one block runs on the calling
-// thread alone. The first exception a body throws is rethrown once every thread has stopped (the
-// blocks not started by then are skipped). `progress`, when given, is called on the calling
-// thread after each block it finishes, with the fraction of the blocks finished, and with 1 at
-// the end.
+// among them; the others made once and kept for later calls), and returns when every block is
+// done. Calls may come from several threads at once and from inside a body. A loop of one block
+// runs on the calling thread alone. The first exception a body throws is rethrown once every thread
+// has stopped (the blocks not started by then are skipped). `progress`, when given, is called on
+// the calling thread after each block it finishes, with the fraction of the blocks finished, and
+// with 1 at the end.
 void parallel_blocks(std::int64_t n, std::int64_t grain,
                      const std::function<void(std::int64_t, std::int64_t)>& body,
                      const std::function<void(double)>& progress = {});
