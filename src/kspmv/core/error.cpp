@@ -1,13 +1,14 @@
 #include "kspmv/core/error.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -61,22 +62,50 @@ std::size_t left_of(std::size_t limit, std::size_t used) {
   return limit > used ? limit - used : 0;
 }
 
+// The text of a small file of the kernel's (/proc, /sys: at most 64 KiB read), empty where it
+// cannot be read. read(2) rather than an ifstream, whose buffer cost more than the read under
+// AddressSanitizer: available_memory reads several of these at every Matrix Market read.
+std::string small_file(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[4096];
+  for (ssize_t got;
+       text.size() < (std::size_t(64) << 10) && (got = ::read(fd, buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(got));
+  ::close(fd);
+  return text;
+}
+
 // The number a cgroup file holds ("max", a missing file or anything else: kNoLimit).
 std::size_t cgroup_number(const std::string& path) {
-  std::ifstream in(path);
-  unsigned long long value = 0;
-  return in >> value ? static_cast<std::size_t>(value) : kNoLimit;
+  const std::string text = small_file(path);
+  const char* begin = text.c_str();
+  while (*begin == ' ' || *begin == '\t' || *begin == '\n') ++begin;
+  if (*begin < '0' || *begin > '9') return kNoLimit;
+  return static_cast<std::size_t>(std::strtoull(begin, nullptr, 10));
+}
+
+// The field `key` ("MemAvailable:") of a /proc file of "key value kB" lines, in bytes (npos when
+// missing).
+std::size_t kib_field(const std::string& text, const std::string& key) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text.compare(at, key.size(), key) == 0) {
+      const char* value = text.c_str() + at + key.size();
+      char* stop = nullptr;
+      const unsigned long long kib = std::strtoull(value, &stop, 10);
+      return stop != value ? static_cast<std::size_t>(kib) * 1024 : std::string::npos;
+    }
+    at = end + 1;
+  }
+  return std::string::npos;
 }
 
 // A "Vm...:" field of /proc/self/status in bytes (0 when missing).
 std::size_t status_bytes(const std::string& key) {
-  std::ifstream status("/proc/self/status");
-  for (std::string word; status >> word;) {
-    unsigned long long kib = 0;
-    if (word == key && status >> kib) return static_cast<std::size_t>(kib) * 1024;
-    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return 0;
+  const std::size_t bytes = kib_field(small_file("/proc/self/status"), key);
+  return bytes == std::string::npos ? 0 : bytes;
 }
 
 // What the soft RLIMIT_AS and RLIMIT_DATA leave beside the address space and data in use.
@@ -96,7 +125,7 @@ std::size_t rlimit_left() {
 namespace detail {
 
 std::size_t cgroup_memory_left(const std::string& proc_cgroup, const std::string& root) {
-  std::ifstream in(proc_cgroup);
+  std::istringstream in(small_file(proc_cgroup));
   std::size_t left = kNoLimit;
   for (std::string line; std::getline(in, line);) {
     // "0::/path" (v2, limit memory.max), or "N:CONTROLLERS:/path" with memory among the
@@ -136,17 +165,10 @@ std::size_t cgroup_memory_left(const std::string& proc_cgroup, const std::string
 std::size_t available_memory() {
   std::size_t bytes =
       std::min(rlimit_left(), detail::cgroup_memory_left("/proc/self/cgroup", "/sys/fs/cgroup"));
-  std::ifstream meminfo("/proc/meminfo");
-  bool found = false;
-  for (std::string key; !found && meminfo >> key;) {
-    unsigned long long kib = 0;
-    if (key == "MemAvailable:" && meminfo >> kib) {
-      bytes = std::min(bytes, static_cast<std::size_t>(kib) * 1024);
-      found = true;
-    }
-    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  if (!found) {
+  const std::size_t free = kib_field(small_file("/proc/meminfo"), "MemAvailable:");
+  if (free != std::string::npos) {
+    bytes = std::min(bytes, free);
+  } else {
     const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0)
       bytes = std::min(bytes, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page));
