@@ -79,6 +79,21 @@ TEST(ParallelBlocks, RethrowsTheFirstErrorOnceEveryThreadStopped) {
   EXPECT_EQ(after, 1);  // only the block that threw did not finish; none still runs
 }
 
+TEST(ParallelBlocks, AProgressThatThrowsIsRethrownOnceTheHelpersStopped) {
+  const ThreadCount t(4);
+  std::atomic<int> running{0};
+  EXPECT_THROW(parallel_blocks(
+                   1000, 1,
+                   [&](std::int64_t, std::int64_t) {
+                     ++running;
+                     std::this_thread::sleep_for(std::chrono::microseconds(50));
+                     --running;
+                   },
+                   [](double) { throw std::runtime_error("progress"); }),
+               std::runtime_error);
+  EXPECT_EQ(running.load(), 0);
+}
+
 TEST(ParallelBlocks, FetchAddIsAtomicAcrossThreads) {
   const ThreadCount t(8);
   std::int64_t counter = 0;

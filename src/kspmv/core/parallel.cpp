@@ -117,9 +117,18 @@ void parallel_blocks(std::int64_t n, std::int64_t grain,
       const std::lock_guard<std::mutex> lock(loop->mutex);
       if (--loop->running == 0) loop->finished.notify_all();
     };
-    helpers().post(threads - 1, task);
+    try {
+      helpers().post(threads - 1, task);
+    } catch (const std::exception&) {  // no memory for the queue: the caller does the blocks
+    }
   }
-  work(true);
+  try {
+    work(true);
+  } catch (...) {  // progress threw: the helpers stop before their next block
+    const std::lock_guard<std::mutex> lock(loop->mutex);
+    if (!loop->error) loop->error = std::current_exception();
+    loop->failed = true;
+  }
   {
     std::unique_lock<std::mutex> lock(loop->mutex);
     loop->joined = true;
