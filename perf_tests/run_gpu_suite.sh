@@ -69,8 +69,9 @@
 #                    every test with ctest, the GPU present: kokkos_cuda_tests.log and
 #                    kokkos_cuda.json (kokkos_cuda_tests_passed, _total, _failed, _skipped).
 #                    "kokkos-interop" runs interop_bench of that build (CudaSpace Views on
-#                    Kokkos::Cuda instances, the Kokkos CSR kernel on the GPU against cuSPARSE)
-#                    with kokkos_cuda.json when present, into kokkos-interop/. "kokkos-bench" runs
+#                    Kokkos::Cuda instances, the Kokkos CSR kernel on the GPU against cuSPARSE;
+#                    the KokkosSparse figures also over KSPMV_MATRICES' files) with
+#                    kokkos_cuda.json when present, into kokkos-interop/. "kokkos-bench" runs
 #                    spmv_bench of that build: cuSPARSE against kokkos-csr (the Kokkos CSR kernel
 #                    on the GPU), double, on the shared matrices and KOKKOS_BENCH_ARGS (default
 #                    "--no-default-gen --gen laplace2d:n=2048 --gen stencil27:n=100"), into
@@ -334,6 +335,7 @@ if want interop; then
   STEP=interop
   args=(--out "$RESULTS/interop")
   [[ -f $RESULTS/kokkos_cuda.json ]] && args+=(--tests-json "$RESULTS/kokkos_cuda.json")
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
   log "+ interop_bench ${args[*]}"
   "$BUILD/perf_tests/interop_bench" "${args[@]}" 2>>"$LOG" | tee -a "$LOG"
 fi
@@ -601,6 +603,7 @@ if want kokkos-interop; then
     fail "$KBUILD/kspmv/perf_tests/interop_bench not built (run kokkos-cuda-build first)"
   args=(--out "$RESULTS/kokkos-interop")
   [[ -f $RESULTS/kokkos_cuda.json ]] && args+=(--tests-json "$RESULTS/kokkos_cuda.json")
+  [[ -n $MATRICES ]] && args+=(--matrices "$MATRICES")
   log "+ interop_bench (Kokkos CUDA build) ${args[*]}"
   "$KBUILD/kspmv/perf_tests/interop_bench" "${args[@]}" 2>>"$LOG" | tee -a "$LOG"
 fi
