@@ -79,6 +79,7 @@
 #   KOKKOS_TARBALL_DIR  the directory of kokkos-4.6.01.tar.gz and build-kokkos.sh (default:
 #                    shared/third_party in the repository)
 #   KOKKOS_CUDA_BUILD   the kokkos-cuda build directory (default: build-kokkos-cuda)
+#   KOKKOS_CUDA_TARGET  build only this target there (e.g. kspmv_cli; default: everything)
 #   KSPMV_MATRICES   Matrix Market directory for the benchmarks and the tests that take the
 #                    shared matrices (default: shared/matrices in the repository if present)
 #   BENCH_ARGS       extra spmv_bench arguments (e.g. "--quick" or "--no-default-gen --gen
@@ -572,7 +573,9 @@ if want kokkos-cuda-build || want kokkos-cuda; then
   configure "$KBUILD/kspmv" "-DCMAKE_CXX_COMPILER=$KBUILD/kokkos/bin/nvcc_wrapper" \
     "-DCMAKE_PREFIX_PATH=$prefix_path" -DKSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_BUILD_TYPE=Release "${ZLIB_ARGS[@]}"
-  run cmake --build "$KBUILD/kspmv" -j "$JOBS"
+  targets=()
+  [[ -n ${KOKKOS_CUDA_TARGET:-} ]] && targets=(--target "$KOKKOS_CUDA_TARGET")
+  run cmake --build "$KBUILD/kspmv" -j "$JOBS" "${targets[@]}"
 fi
 
 if want kokkos-cuda; then

@@ -224,8 +224,21 @@ unset(ENV{KSPMV_MEMORY_LIMIT})
 # run under a 3 GB limit, so that build says so and leaves this case out. OpenBLAS (linked through
 # Trilinos) starts a thread per core when it loads: on a many-core machine their stacks alone pass
 # the limit, so it gets one thread here.
+# A Kokkos built with CUDA starts the CUDA driver in Kokkos::initialize, which reserves more
+# address space than the limit leaves: there every command stops at once, and must say so in one
+# line (exit 2), as any error.
 if(SANITIZE MATCHES "address")
   message(STATUS "spmv under ulimit -v: not run (AddressSanitizer cannot start under the limit)")
+elseif(KOKKOS_CUDA)
+  execute_process(COMMAND sh -c "ulimit -v 3000000 && exec \"$0\" spmv \"$1\"" "${KSPMV}"
+                          "${WORK_DIR}/huge.mtx"
+                  RESULT_VARIABLE got ERROR_VARIABLE err)
+  set(says_cuda FALSE)
+  if(err MATCHES "^kspmv: error: [^\n]*[Cc][Uu][Dd][Aa][^\n]*\n$")
+    set(says_cuda TRUE)
+  endif()
+  check(got EQUAL 2 AND says_cuda
+        MESSAGE "spmv under ulimit -v 3000000, Kokkos with CUDA: exit ${got}\n${err}")
 else()
   execute_process(COMMAND sh -c "ulimit -v 3000000 && OPENBLAS_NUM_THREADS=1 exec \"$0\" spmv \"$1\""
                           "${KSPMV}" "${WORK_DIR}/huge.mtx"
