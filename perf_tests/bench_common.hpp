@@ -34,18 +34,38 @@ namespace kspmv::bench {
 // The drivers are written with the tools library (arguments, loading, output) in plain sight.
 using namespace tools;  // NOLINT(google-build-using-namespace)
 
-// Median milliseconds of each body, event-timed on `stream`, over `reps` interleaved rounds after
-// 3 warm-up rounds (tools::interleaved_median_ms).
+// A body faster than kBatchBelowMs is timed as a batch of calls back to back, enough for about
+// kBatchMs (at most kMaxBatch), and its time divided by their number: a launch-bound apply then
+// counts what a loop of applies gets (the host's enqueueing overlapped with the device), not one
+// launch's jitter (the same kernel as two rows of one run differed by up to 7%, H100, 2026-11-25).
+inline constexpr double kBatchBelowMs = 0.05, kBatchMs = 0.25;
+inline constexpr int kMaxBatch = 64;
+
+// Median milliseconds of one call of each body, event-timed on `stream`, over `reps` interleaved
+// rounds after 3 warm-up rounds (tools::interleaved_median_ms), fast bodies in batches.
 inline std::vector<double> time_interleaved_ms(const std::vector<Body>& bodies, cudaStream_t stream,
                                                int reps) {
   cuda::Event start, stop;
-  return interleaved_median_ms(bodies, reps, 3, [&](const Body& body) -> double {
+  const auto timed = [&](const Body& body) -> double {
     start.record(stream);
     body();
     stop.record(stream);
     stop.synchronize();
     return stop.elapsed_since(start);
-  });
+  };
+  std::vector<int> calls(bodies.size(), 1);
+  std::vector<Body> batches;
+  for (std::size_t b = 0; b < bodies.size(); ++b) {
+    const double ms = timed(bodies[b]);
+    if (ms < kBatchBelowMs)
+      calls[b] = std::min(kMaxBatch, static_cast<int>(std::ceil(kBatchMs / std::max(ms, 1e-3))));
+    batches.push_back([&body = bodies[b], n = calls[b]] {
+      for (int i = 0; i < n; ++i) body();
+    });
+  }
+  std::vector<double> ms = interleaved_median_ms(batches, reps, 3, timed);
+  for (std::size_t b = 0; b < ms.size(); ++b) ms[b] /= calls[b];
+  return ms;
 }
 
 // Median milliseconds of `reps` event-timed calls of `body` on `stream` after 3 warm-up calls.
