@@ -104,6 +104,7 @@ TEST(AnalysisRowStats, RejectsColumnIndicesOutsideTheMatrix) {
 RowStats shape(Offset nnz, Offset max, double mean, double cv) {
   RowStats s;
   s.nnz = nnz, s.max_row = max, s.mean_row = mean, s.stddev_row = cv * mean;
+  s.nrows = static_cast<Ordinal>(static_cast<double>(nnz) / mean);
   return s;
 }
 
@@ -111,23 +112,32 @@ RowStats shape(Offset nnz, Offset max, double mean, double cv) {
 TEST(AutoRule, FollowsTheDocumentedThresholds) {
   const Offset big = kAutoLatencyNnz;
   EXPECT_EQ(auto_kernel(RowStats{}, 8), Kernel::CsrVector);
-  // Latency-bound: skewed -> seg, otherwise csr-vector.
-  EXPECT_EQ(auto_kernel(shape(20000, 10000, 20, 5), 8), Kernel::Seg);
-  EXPECT_EQ(auto_kernel(shape(50000, 50, 5, 1.5), 8), Kernel::Seg);
+  // Launch-bound: seg where CSR-Vector would launch its long-row path too, else csr-vector.
+  EXPECT_EQ(auto_kernel(shape(179395, 13799, 6.5, 20), 8), Kernel::Seg);         // brainpc2
+  EXPECT_EQ(auto_kernel(shape(355460, 614, 44.3, 0.46), 8), Kernel::CsrVector);  // bcsstk38
+  EXPECT_EQ(auto_kernel(shape(355460, 614, 44.3, 0.46), 4), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(50000, 50, 5, 1.5), 8), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(50000, 5, 5, 0.05), 8), Kernel::CsrVector);
-  EXPECT_EQ(auto_kernel(shape(100000, 16, 6, 0.22), 8), Kernel::CsrVector);
+  // CSR-Vector's lanes set where its long-row path starts: 8 lanes for a mean of 5 on 1e4 rows.
+  EXPECT_EQ(csr_vector_lanes(5, 1.5, 10000), 8);
+  EXPECT_EQ(auto_kernel(shape(50000, 1024, 5, 1.5), 8), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(50000, 1025, 5, 1.5), 8), Kernel::Seg);
   // Bandwidth-bound.
-  EXPECT_EQ(auto_kernel(shape(big, 10000, 30, 5), 8), Kernel::Cusparse);  // power law
-  EXPECT_EQ(auto_kernel(shape(big, 100, 30, 1.2), 8), Kernel::Cusparse);
-  EXPECT_EQ(auto_kernel(shape(big, 5, 5, 0.02), 8), Kernel::CsrVector);     // 2D stencil
-  EXPECT_EQ(auto_kernel(shape(big, 27, 26.6, 0.1), 8), Kernel::CsrVector);  // 3D stencil
-  EXPECT_EQ(auto_kernel(shape(big, 27, 26.6, 0.1), 4), Kernel::Cusparse);   // float
+  EXPECT_EQ(auto_kernel(shape(big, 10000, 30, 5), 8), Kernel::Seg);       // power law, double
+  EXPECT_EQ(auto_kernel(shape(big, 10000, 30, 5), 4), Kernel::Cusparse);  // float
+  EXPECT_EQ(auto_kernel(shape(big, 100, 30, 1.2), 8), Kernel::Seg);
+  EXPECT_EQ(auto_kernel(shape(big, 100, 30, 1.2), 4), Kernel::Cusparse);
+  EXPECT_EQ(auto_kernel(shape(big, 5, 5, 0.02), 8), Kernel::CsrVector);  // 2D stencil
   EXPECT_EQ(auto_kernel(shape(big, 5, 5, 0.02), 4), Kernel::CsrVector);
-  EXPECT_EQ(auto_kernel(shape(big, 30, 15, 0.26), 8), Kernel::CsrVector);  // geometric graph
-  EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 8), Kernel::Seg);             // uniform, double
-  EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 4), Kernel::Cusparse);        // float
+  EXPECT_EQ(auto_kernel(shape(big, 27, 26.6, 0.1), 8), Kernel::CsrVector);  // 3D stencil
+  EXPECT_EQ(auto_kernel(shape(big, 27, 26.6, 0.1), 4), Kernel::CsrVector);  // float too
+  EXPECT_EQ(auto_kernel(shape(big, 30, 15, 0.26), 8), Kernel::CsrVector);   // geometric graph
+  EXPECT_EQ(auto_kernel(shape(big, 30, 15, 0.26), 4), Kernel::Cusparse);    // float
+  EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 8), Kernel::Seg);              // uniform
+  EXPECT_EQ(auto_kernel(shape(big, 8, 8, 0), 4), Kernel::Seg);
   EXPECT_EQ(auto_kernel(shape(big, 16, 16, 0), 8), Kernel::Seg);  // uniform 1e7 x 16 (issue 35)
   EXPECT_EQ(auto_kernel(shape(big, 18, 17, 0.1), 8), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(big, 4, 2.07, 0.3), 4), Kernel::CsrVector);  // k-mer
 }
 
 // CSR-Vector's lanes per row (kernel_choice.hpp).

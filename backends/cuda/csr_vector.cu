@@ -111,12 +111,13 @@ CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m,
   if (v == 0) {
     // The short rows pick V; V sets the default threshold; one refinement step (the threshold
     // of V=32 is the widest, so start there).
-    const Offset widest =
-        config.long_row_threshold > 0 ? config.long_row_threshold : default_long_row_threshold(32);
+    const Offset widest = config.long_row_threshold > 0
+                              ? config.long_row_threshold
+                              : analysis::csr_vector_long_row_threshold(32);
     config.vector_size = lanes_of(analysis::row_stats(row_ptr, m, 0, widest));
   }
   if (config.long_row_threshold == 0)
-    config.long_row_threshold = default_long_row_threshold(config.vector_size);
+    config.long_row_threshold = analysis::csr_vector_long_row_threshold(config.vector_size);
   return config;
 }
 
@@ -142,7 +143,7 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
   static_assert(kShortRowCut == Offset{128} * 32, "the profile's short rows are V = 32's");
   if (!a) throw InvalidArgument("csr-vector: no device matrix");
   const int lanes = lanes_of(in.profile.short_rows);
-  const Offset threshold = default_long_row_threshold(lanes);
+  const Offset threshold = analysis::csr_vector_long_row_threshold(lanes);
   LongRowPath<Scalar> path(long_row_bound(in.profile, threshold) > 0
                                ? in.long_rows(threshold, kLongRowChunkNnz)
                                : LongRowPlan{},

@@ -14,13 +14,8 @@ struct CsrVectorConfig {
   int vector_size = 0;            // 1, 2, 4, 8, 16 or 32; 0: analysis::csr_vector_lanes of
                                   // the rows that are not long
   Offset long_row_threshold = 0;  // rows with more non-zeros go to the long-row path;
-                                  // 0: default_long_row_threshold(vector_size)
+                                  // 0: analysis::csr_vector_long_row_threshold(vector_size)
 };
-
-// 128 non-zeros per thread of the row's group (128*V): beyond that one group is a tail.
-inline Offset default_long_row_threshold(int vector_size) {
-  return Offset{128} * vector_size;
-}
 
 // `config` with its automatic fields chosen for the matrix of host row pointer `row_ptr` (m + 1):
 // the lanes and long-row threshold make_csr_vector runs with (and csr_spmm's plan, spmm.hpp).

@@ -17,7 +17,7 @@
 namespace kspmv::cuda {
 
 // Rows longer than this are left out of RowProfile::short_rows: CSR-Vector's widest long-row
-// threshold (csr_vector.hpp: default_long_row_threshold(32)), from which it picks its lanes.
+// threshold (analysis::csr_vector_long_row_threshold(32)), from which it picks its lanes.
 inline constexpr Offset kShortRowCut = 4096;
 
 // What one pass gathers, as the device accumulates it (zeroed by narrow_and_profile).

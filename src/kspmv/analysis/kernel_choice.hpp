@@ -14,27 +14,30 @@ namespace kspmv::analysis {
 inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 
 // The Kernel::Auto rule of the CUDA backend (no timing), from the row statistics and the bytes
-// of one value (4 or 8). "Skewed": max > 8 * mean + 32.
+// of one value (4 or 8; 8 and more take the double rows). "Skewed": max > 8 * mean + 32.
 //   no non-zeros                                        -> csr-vector
-//   nnz < kAutoLatencyNnz (latency-bound):
-//     skewed or power law (cv > 1)                      -> seg (balanced tiles, one pass)
-//     otherwise                                         -> csr-vector (one light kernel, lanes
-//                                                          by csr_vector_lanes)
+//   nnz < kAutoLatencyNnz (launch-bound: the host's enqueueing decides, about 4 us a launch):
+//     rows longer than CSR-Vector's long-row threshold  -> seg (one launch where CSR-Vector would
+//     (csr_vector_long_row_threshold of its lanes)         need two: brainpc2, 13,799 entries in
+//                                                          a row, seg 10 us, csr-vector 15)
+//     otherwise                                         -> csr-vector (one light launch: 4-6 us
+//                                                          a call, seg and cuSPARSE 8-10; on
+//                                                          bcsstk38, skewed, seg was 0.54x)
 //   nnz >= kAutoLatencyNnz (bandwidth-bound):
-//     skewed or power law (cv > 1)                      -> cusparse
+//     skewed or power law (cv > 1), float               -> cusparse (seg 0.91x on FullChip-like)
+//     skewed or power law (cv > 1), double              -> seg (FullChip-like 1.03x cuSPARSE on
+//                                                          the H100 and the H200, kron 0.99x)
 //     short rows (mean < 6, cv < 0.5)                   -> csr-vector
-//     float, otherwise                                  -> cusparse (csr-vector measured 0.83x on
-//                                                          the geometric graph, 0.95x on the
-//                                                          27-point stencil)
-//     double, near-equal rows of up to 16 entries       -> seg (coalesced tiles, no padding; the
-//     (cv < 0.2; the uniform random family)                uniform random family; at 16 a row
-//                                                          and 1e7 rows, outside the benchmark
-//                                                          set, seg 1.017x cuSPARSE, csr-vector
-//                                                          0.923x: issue 35)
-//     double, otherwise                                 -> csr-vector
-// Calibrated on perf_tests/spmv_bench (H100, see perf_tests/README.md): where no kspmv kernel
-// measured faster than cuSPARSE, the rule keeps cuSPARSE. Options::autotune times the
-// candidates instead.
+//     near-equal rows of up to 16 entries (cv < 0.2;    -> seg (coalesced tiles, no padding:
+//     the uniform random family)                           1.02-1.08x cuSPARSE, float and double;
+//                                                          csr-vector 0.88-0.98x)
+//     float, uneven rows (cv >= 0.2)                    -> cusparse (csr-vector 0.93x on the
+//                                                          geometric graph)
+//     otherwise                                         -> csr-vector (27-point stencil: 1.18x
+//                                                          double, 1.10x float on the H200)
+// Calibrated on perf_tests/spmv_bench (H100 and H200, each timed call after an untimed one of
+// itself, see perf_tests/README.md): where no kspmv kernel measured faster than cuSPARSE, the
+// rule keeps cuSPARSE. Options::autotune times the candidates instead.
 Kernel auto_kernel(const RowStats& s, std::size_t value_bytes);
 
 // CSR-Vector's lanes per row from the mean and coefficient of variation of the row lengths and
@@ -50,5 +53,11 @@ Kernel auto_kernel(const RowStats& s, std::size_t value_bytes);
 //   129 entries per row and 1.7e7 rows reached 68% of copy bandwidth on 4 lanes, 83% on 8, 95%
 //   on 16, 97% on 32 (64- and 32-bit offsets alike).
 int csr_vector_lanes(double mean, double cv, Ordinal rows);
+
+// The rows CSR-Vector of `lanes` lanes a row leaves to its long-row path (a second launch): those
+// of more than 128 entries a lane, beyond which one row's group is the kernel's tail.
+inline Offset csr_vector_long_row_threshold(int lanes) {
+  return Offset{128} * lanes;
+}
 
 }  // namespace kspmv::analysis
