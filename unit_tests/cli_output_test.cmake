@@ -140,7 +140,7 @@ if(NOT SCRIPT)
   message(STATUS "skipped: cg's progress line (no 'script' to give it a terminal)")
 else()
   execute_process(COMMAND "${SCRIPT}" -qec
-                          "'${KSPMV}' cg gen:laplace2d:n=600 --tol 1e-14 --max-iters 3000" /dev/null
+                          "'${KSPMV}' cg gen:laplace2d:n=600 --tol 1e-14 --max-iters 500" /dev/null
                   OUTPUT_VARIABLE out ERROR_VARIABLE err INPUT_FILE /dev/null)
   if(NOT out MATCHES "cg: iteration [0-9]+, relative residual [0-9.]+e[-+][0-9]+, [0-9.]+ s")
     message(SEND_ERROR "kspmv cg on a terminal showed no progress line:\n${out}\n${err}")
