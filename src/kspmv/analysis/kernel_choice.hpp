@@ -35,9 +35,9 @@ inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 //                                                          geometric graph)
 //     otherwise                                         -> csr-vector (27-point stencil: 1.18x
 //                                                          double, 1.10x float on the H200)
-// Calibrated on perf_tests/spmv_bench (H100 and H200, each timed call after an untimed one of
-// itself, see perf_tests/README.md): where no kspmv kernel measured faster than cuSPARSE, the
-// rule keeps cuSPARSE. Options::autotune times the candidates instead.
+// Calibrated on perf_tests/spmv_bench (an H100, then an H200 with each timed call after an
+// untimed one of itself; perf_tests/README.md): where no kspmv kernel measured faster than
+// cuSPARSE, the rule keeps cuSPARSE. Options::autotune times the candidates instead.
 Kernel auto_kernel(const RowStats& s, std::size_t value_bytes);
 
 // CSR-Vector's lanes per row from the mean and coefficient of variation of the row lengths and
