@@ -113,11 +113,13 @@ TEST(AutoRule, FollowsTheDocumentedThresholds) {
   const Offset big = kAutoLatencyNnz;
   EXPECT_EQ(auto_kernel(RowStats{}, 8), Kernel::CsrVector);
   // Launch-bound: seg where CSR-Vector would launch its long-row path too, else csr-vector.
+  EXPECT_EQ(auto_kernel(shape(20000, 10000, 20, 5), 8), Kernel::Seg);
   EXPECT_EQ(auto_kernel(shape(179395, 13799, 6.5, 20), 8), Kernel::Seg);         // brainpc2
   EXPECT_EQ(auto_kernel(shape(355460, 614, 44.3, 0.46), 8), Kernel::CsrVector);  // bcsstk38
   EXPECT_EQ(auto_kernel(shape(355460, 614, 44.3, 0.46), 4), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(50000, 50, 5, 1.5), 8), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(50000, 5, 5, 0.05), 8), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(100000, 16, 6, 0.22), 8), Kernel::CsrVector);
   // CSR-Vector's lanes set where its long-row path starts: 8 lanes for a mean of 5 on 1e4 rows.
   EXPECT_EQ(csr_vector_lanes(5, 1.5, 10000), 8);
   EXPECT_EQ(auto_kernel(shape(50000, 1024, 5, 1.5), 8), Kernel::CsrVector);
