@@ -153,7 +153,8 @@ void bench_matrix(const std::string& name, const CsrMatrix<S>& given, const Args
       o.partition = v.partition, o.exchange = v.exchange, o.tune_partition = false;
       o.chunks = v.chunks, o.choose_devices = v.choose, o.graphs = args.graphs;
       o.signals = args.signals;
-      if (v.reordered) o.reorder = args.reorder;
+      if (v.reordered) o.reorder = args.reorder;  // CG runs in the permuted order
+      o.permuted_applies = v.reordered && args.reorder == Reorder::Auto;
       const auto t0 = Clock::now();
       Operator<S> op(a, o);
       res.setup_ms = ms_since(t0);
@@ -327,7 +328,7 @@ Command command() {
       {"signals", "on|off",
        "halo on distinct GPUs ordered by flags the GPUs raise (default on; off: by events)"},
       {"time-limit", "SECONDS", "no new matrix is started after this many seconds (default 170)"},
-      {"reorder", "none|auto|rcm|degree",
+      {"reorder", "none|auto|rcm|degree|stripes",
        "also a one-GPU row on the reordered matrix (Options::reorder; default none)"},
       {"shift", "S",
        "set each diagonal to S + its row's other absolute values, so that symmetric graphs "

@@ -231,7 +231,7 @@ if want sanitize || want racecheck; then
   STEP=sanitize
   SAN=$RESULTS/sanitizer.log
   want sanitize && : >"$SAN"
-  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*:CudaDeviceStats*:CudaMemory*:CudaUploadThread*'
+  FILTER='Registry/Conformance.Zoo*/cuda_*:CudaOperatorErrors.*:CudaReorder*:CudaInterop*:CudaRefresh*:CudaOverlap*:CudaSeg*:CudaHbp*:CudaSpmm*:CudaTranspose*:CudaWideOffsets*:CudaRing*:CudaResidency*:CudaDeviceStats*:CudaMemory*:CudaUploadThread*'
   tools=()
   want sanitize && tools+=(memcheck)
   want racecheck && tools+=(racecheck)

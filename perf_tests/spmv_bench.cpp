@@ -14,12 +14,13 @@
 // CUDA operator each (the residency it chooses under --device-memory-cap): a streamed one timed
 // against the bare copy of its bytes from pinned memory in the same rounds (over_h2d), every
 // result checked on sampled rows (a full reference of 40 GB costs too much). --reorder: two rows
-// of a CUDA operator (Kernel::Auto) on P A P^T (Options::reorder), timed in the same rounds as
-// cuSPARSE on the caller's order: "reordered" takes x and returns y in the caller's order (gather
-// and scatter included), "reordered-permuted" works in the permuted order; both checked on a
-// poisoned y, with the reorder's host set-up in SpMVs of that apply (reorder_spmvs). summary.json
-// carries the geomeans of both over cuSPARSE, auto_min_over_best (the least ratio, over the
-// matrices and precisions, of the fastest kernel's time to the auto row's) and
+// of a CUDA operator (Kernel::Auto) on P A P^T or in column stripes (Options::reorder), timed in
+// the same rounds as cuSPARSE on the caller's order: "reordered" takes x and returns y in the
+// caller's order (gather and scatter included), "reordered-permuted" works in the permuted order
+// (for stripes, the same), both checked on a poisoned y, with the reorder's set-up in SpMVs of
+// that apply (reorder_spmvs; stripes: with the operator's preprocessing, which cuts them).
+// summary.json carries the geomeans of both over cuSPARSE, auto_min_over_best (the least ratio,
+// over the matrices and precisions, of the fastest kernel's time to the auto row's) and
 // auto_choice_min_over_best (the same to the time of the chosen kernel's own row).
 #include <cuda_runtime_api.h>
 
@@ -29,6 +30,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -71,6 +73,7 @@ struct Args {  // read_args() sets every field
   std::size_t cap = 0;  // Options::device_memory_limit
   int sample_rows = 0;
   Reorder reorder = Reorder::None;  // the reordered rows (bench_reordered)
+  Ordinal stripe_columns = 0;       // their Options::stripe_columns
 };
 
 Args read_args(const ParsedArgs& in) {
@@ -101,6 +104,7 @@ Args read_args(const ParsedArgs& in) {
     throw UsageError("--residency and --device-memory-cap apply to --large runs");
   a.sample_rows = static_cast<int>(in.integer("sample-rows", 4096, 1, 1 << 24));
   a.reorder = parse_reorder(in.text("reorder", "none"));
+  a.stripe_columns = static_cast<Ordinal>(in.integer("stripe-columns", 0, 0, 1 << 30));
   if (a.large && a.reorder != Reorder::None) throw UsageError("--reorder and --large exclude");
   return a;
 }
@@ -209,7 +213,8 @@ double permuted_error(std::vector<S> y, const std::vector<Ordinal>& perm,
 
 // --reorder: the CUDA operator on P A P^T in the caller's order and in the permuted one, timed
 // in the same rounds as cuSPARSE (`cusparse`) on the caller's buffers, each checked on a y
-// poisoned first.
+// poisoned first. --reorder auto: the permuted row's operator chose for the permuted order
+// (Options::permuted_applies).
 template <class S>
 std::vector<Result> bench_reordered(const std::string& name, const CsrMatrix<S>& a,
                                     const std::vector<S>& x, const std::vector<S>& ref,
@@ -229,9 +234,16 @@ std::vector<Result> bench_reordered(const std::string& name, const CsrMatrix<S>&
   try {
     Options o;
     o.backend = Backend::Cuda, o.kernel = Kernel::Auto, o.reorder = args.reorder;
-    o.devices = {args.device}, o.validate = false;
+    o.devices = {args.device}, o.validate = false, o.stripe_columns = args.stripe_columns;
     Operator<S> op(a, o);
-    const std::vector<Ordinal>& perm = op.permutation();
+    // Auto chooses for the permuted order apart (Options::permuted_applies): its own operator.
+    std::optional<Operator<S>> own;
+    if (args.reorder == Reorder::Auto) {
+      o.permuted_applies = true;
+      own.emplace(a, o);
+    }
+    Operator<S>& op_p = own ? *own : op;
+    const std::vector<Ordinal>& perm = op_p.permutation();
     cuda::DeviceBuffer<S> dxp(a.ncols), dyp(a.nrows);
     std::vector<S> xp(x.size()), y(a.nrows);
     for (std::size_t i = 0; i < xp.size(); ++i) xp[i] = perm.empty() ? x[i] : x[perm[i]];
@@ -241,8 +253,8 @@ std::vector<Result> bench_reordered(const std::string& name, const CsrMatrix<S>&
       op.apply(stream, S(1), dx.data(), S(0), dy.data());
     };
     const auto permuted = [&] {
-      op.use_permuted_order(true);
-      op.apply(stream, S(1), dxp.data(), S(0), dyp.data());
+      op_p.use_permuted_order(true);
+      op_p.apply(stream, S(1), dxp.data(), S(0), dyp.data());
     };
     for (int i = 0; i < 2; ++i) {
       cuda::DeviceBuffer<S>& out = i == 0 ? dy : dyp;
@@ -260,21 +272,27 @@ std::vector<Result> bench_reordered(const std::string& name, const CsrMatrix<S>&
     }
     const auto base = [&] { cusparse.run(S(1), dx.data(), S(0), dy.data(), stream); };
     const std::vector<double> t = time_interleaved_ms({base, caller, permuted}, stream, args.reps);
-    const Timings ot = op.timings();
     for (int i = 0; i < 2; ++i) {
+      Operator<S>& used = i == 0 ? op : op_p;
+      const Timings ot = used.timings();
       Result& r = rows[i];
       r.ms = t[i + 1];
       r.gbps = effective_bytes(a) / (r.ms * 1e6);
       r.copy_ratio = r.gbps / copy;
       r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
       r.speedup = t[0] / r.ms;
-      r.reorder_spmvs = ot.reorder_ms / r.ms;
-      r.note = std::string("kept ") + to_string(op.reorder()) + ", kernel " +
-               to_string(op.kernel()) + ", set-up " + fmt(ot.reorder_ms) + " ms on the host (" +
+      // Stripes are cut and uploaded in the operator's preprocessing, a permutation before it.
+      const bool stripes = used.reorder() == Reorder::Stripes;
+      const double setup = ot.reorder_ms + (stripes ? ot.preprocess_ms : 0);
+      r.reorder_spmvs = setup / r.ms;
+      r.note = std::string("kept ") + to_string(used.reorder()) + ", kernel " +
+               to_string(used.kernel()) + ", set-up " + fmt(setup) +
+               (stripes ? " ms with the stripes' preprocessing (" : " ms on the host (") +
                fmt(r.reorder_spmvs) + " SpMVs), model " + fmt(ot.reorder_model);
     }
     std::cerr << fmt(rows[0].ms) << " / " << fmt(rows[1].ms) << " ms, x" << fmt(rows[0].speedup)
-              << " / x" << fmt(rows[1].speedup) << " cuSPARSE, " << rows[0].note << "\n";
+              << " / x" << fmt(rows[1].speedup) << " cuSPARSE, " << rows[0].note
+              << "; permuted: " << rows[1].note << "\n";
   } catch (const Error& e) {
     for (Result& r : rows) r.ok = false, r.note = e.what();
     std::cerr << "ERROR " << e.what() << "\n";
@@ -678,9 +696,11 @@ Command command() {
       {"residency", "auto|resident|streamed", "with --large (default auto)"},
       kDeviceMemoryCapOption,
       {"sample-rows", "N", "with --large: rows checked against the reference (default 4096)"},
-      {"reorder", "none|auto|rcm|degree",
+      {"reorder", "none|auto|rcm|degree|stripes",
        "also the CUDA operator (kernel auto) on P A P^T, in the caller's order and in the "
        "permuted one, against cuSPARSE in the same rounds (default none)"},
+      {"stripe-columns", "N",
+       "columns of a stripe for --reorder stripes or auto (default 0: a third of the L2)"},
       kOutOption,
   };
   c.run = run;

@@ -1,7 +1,7 @@
 // Options::reorder on the CUDA backend (skipped without a device): device vectors gathered and
 // scattered on the device, in the caller's order and the permuted one, one and two columns,
-// host vectors through the same operator, and CG on P A P^T, all against the host reference on
-// a poisoned y.
+// host vectors through the same operator, and CG on P A P^T; column stripes with every kernel,
+// block applies, the transpose and new values; all against the host reference on a poisoned y.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "kspmv/formats/convert.hpp"
 #include "kspmv/formats/permute.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/operator.hpp"
@@ -120,6 +121,109 @@ TEST_F(CudaReorderTest, CgOnTheReorderedMatrixSolvesTheSystem) {
   double rr = 0, bb = 0;
   for (std::size_t i = 0; i < r.size(); ++i) rr += r[i] * r[i], bb += b[i] * b[i];
   EXPECT_LE(std::sqrt(rr / bb), 1e-9);
+}
+
+// Reorder::Stripes with narrow stripes (many per matrix) on the edge-case zoo and a k-mer graph,
+// with every resident kernel, Auto (per stripe, and autotuned): device vectors (alpha 2, beta 0
+// on a poisoned y and beta 0.5, alpha 0), three columns, host vectors, the transpose, and new
+// values.
+template <class S>
+void check_stripes() {
+  auto matrices = zoo<S>();
+  matrices.emplace_back("k-mer", gen::kmer<S>(3000, 3));
+  std::vector<std::pair<Kernel, bool>> kernels = {{Kernel::Auto, false}, {Kernel::Auto, true}};
+  for (const auto& row : kernels_of(Backend::Cuda))
+    if (row.residency == Residency::Resident) kernels.emplace_back(row.kernel, false);
+  for (const auto& [name, a] : matrices) {
+    const Ordinal m = a.nrows, n = a.ncols;
+    for (const auto& [kernel, tuned] : kernels) {
+      SCOPED_TRACE(name + " " + to_string(kernel) + (tuned ? " autotuned" : ""));
+      Options o;
+      o.backend = Backend::Cuda, o.kernel = kernel, o.autotune = tuned;
+      o.reorder = Reorder::Stripes, o.stripe_columns = std::max<Ordinal>(1, n / 5);
+      Operator<S> op(a, o);
+      EXPECT_EQ(op.reorder(), Reorder::Stripes);
+      EXPECT_TRUE(op.permutation().empty());
+      constexpr int k = 3;
+      const auto x = random_vector<S>(std::size_t(n) * k, 11);
+      const auto y0 = random_vector<S>(std::size_t(m) * k, 12);
+      // Each column of got against the oracle's alpha*B*xs + beta*ys (ys: the y it started from).
+      const auto check = [&](const std::vector<S>& got, S alpha, S beta, const CsrMatrix<S>& b,
+                             const std::vector<S>& xs, const std::vector<S>& ys, const char* what) {
+        const std::size_t rows = std::size_t(b.nrows), cols = std::size_t(b.ncols);
+        for (std::size_t c = 0; c * rows < got.size(); ++c) {
+          const std::vector<S> y0c(ys.begin() + c * rows, ys.begin() + (c + 1) * rows);
+          std::vector<S> ref = y0c, yc(got.begin() + c * rows, got.begin() + (c + 1) * rows);
+          reference::spmv(alpha, b, xs.data() + c * cols, beta, ref.data());
+          EXPECT_LE(spmv_error(yc, ref, alpha, b, xs.data() + c * cols, beta, y0c),
+                    reference::tolerance<S>())
+              << what << ", column " << c << ", alpha " << alpha << ", beta " << beta;
+        }
+      };
+      for (const auto [alpha, beta] : {std::pair<S, S>{2, 0}, {2, 0.5}, {0, 0.5}}) {
+        for (const int cols : {1, k}) {
+          cuda::DeviceBuffer<S> dx(std::max<std::size_t>(1, std::size_t(n) * cols));
+          cuda::DeviceBuffer<S> dy(std::max<std::size_t>(1, std::size_t(m) * cols));
+          if (n > 0) dx.upload(x.data());
+          if (m > 0) dy.upload(y0.data());
+          if (beta == S(0)) KSPMV_CUDA_CHECK(cudaMemset(dy.data(), 0xff, dy.bytes()));
+          op.apply(nullptr, alpha, dx.data(), beta, dy.data(), cols);
+          op.synchronize();
+          std::vector<S> got(std::size_t(m) * cols);
+          if (m > 0) dy.download(got.data());
+          check(got, alpha, beta, a, x, y0, cols == 1 ? "device vector" : "device block");
+        }
+      }
+      std::vector<S> y(y0.begin(), y0.begin() + m);
+      op.apply(S(2), x.data(), S(0.5), y.data());
+      check(y, S(2), S(0.5), a, x, y0, "host vectors");
+      {  // the transpose: x of m entries, y of n
+        const auto xt = random_vector<S>(std::size_t(m), 14);
+        const auto yt = random_vector<S>(std::size_t(n), 15);
+        cuda::DeviceBuffer<S> dx(std::max<Ordinal>(1, m)), dy(std::max<Ordinal>(1, n));
+        if (m > 0) dx.upload(xt.data());
+        if (n > 0) dy.upload(yt.data());
+        op.apply(nullptr, S(2), dx.data(), S(0.5), dy.data(), 1, Mode::Transpose);
+        op.synchronize();
+        std::vector<S> got(n);
+        if (n > 0) dy.download(got.data());
+        check(got, S(2), S(0.5), transpose(a), xt, yt, "transpose");
+      }
+      CsrMatrix<S> b = a;  // new values, the pattern kept
+      b.values = HostView<S>("new values", a.values.extent(0));
+      const auto v = random_vector<S>(a.values.extent(0), 13);
+      for (std::size_t e = 0; e < v.size(); ++e) b.values(e) = v[e];
+      op.update_values(v.data(), v.size(), false);
+      std::vector<S> yv = nan_vector<S>(m);
+      op.apply(S(2), x.data(), S(0), yv.data());
+      check(yv, S(2), S(0), b, x, y0, "new values");
+    }
+  }
+}
+
+TEST_F(CudaReorderTest, StripesGiveTheYOfTheWholeMatrixFloat) {
+  check_stripes<float>();
+}
+TEST_F(CudaReorderTest, StripesGiveTheYOfTheWholeMatrixDouble) {
+  check_stripes<double>();
+}
+
+// CG on stripes solves the system; auto keeps no stripes where x fits the L2.
+TEST_F(CudaReorderTest, CgOnStripesSolvesTheSystemAndAutoLeavesASmallX) {
+  const auto a = gen::laplace2d<double>(60, 60);
+  const auto b = random_vector<double>(a.nrows, 91);
+  Options o;
+  o.backend = Backend::Cuda, o.reorder = Reorder::Stripes, o.stripe_columns = 500;
+  Operator<double> op(a, o);
+  std::vector<double> x(a.ncols, 0.0), r = b;
+  const CgResult res = cg(op, b.data(), x.data(), {1e-10, 5000});
+  EXPECT_TRUE(res.converged);
+  reference::spmv(-1.0, a, x.data(), 1.0, r.data());
+  double rr = 0, bb = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) rr += r[i] * r[i], bb += b[i] * b[i];
+  EXPECT_LE(std::sqrt(rr / bb), 1e-9);
+  o.reorder = Reorder::Auto, o.stripe_columns = 0;
+  EXPECT_EQ(Operator<double>(a, o).reorder(), Reorder::None);
 }
 
 #endif

@@ -15,6 +15,7 @@
 #include "kspmv/analysis/locality.hpp"
 #include "kspmv/analysis/ordering.hpp"
 #include "kspmv/core/error.hpp"
+#include "kspmv/formats/column_stripes.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/formats/permute.hpp"
 #include "kspmv/gen/generators.hpp"
@@ -224,7 +225,117 @@ TEST(ReorderOptions, RectangularAndBadNames) {
   EXPECT_TRUE(op.permutation().empty());
   EXPECT_EQ(parse_reorder("rcm"), Reorder::Rcm);
   EXPECT_EQ(parse_reorder("degree"), Reorder::Degree);
+  EXPECT_EQ(parse_reorder("stripes"), Reorder::Stripes);
   EXPECT_THROW(parse_reorder("metis"), InvalidArgument);
+}
+
+// Stripes run on one CUDA device with the matrix resident: elsewhere refused whatever the device
+// count of the machine, as is a stripe width that nothing would use.
+TEST(ReorderOptions, StripesOnTheHostAndStripeColumnsAloneAreRefused) {
+  const auto a = random_matrix<double>(40, 50, 3, 1);
+  Options o;
+  o.reorder = Reorder::Stripes;
+  EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
+  o.backend = Backend::KokkosDefault;
+  EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
+  o.backend = Backend::Cuda, o.devices = {0, 0};
+  EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
+  o.devices = {0}, o.residency = Residency::Streamed;
+  EXPECT_THROW(Operator<double>(a, o), UnsupportedError);
+  Options w;
+  w.stripe_columns = 8;  // with reorder none
+  EXPECT_THROW(Operator<double>(a, w), InvalidArgument);
+  w.reorder = Reorder::Stripes, w.backend = Backend::Cuda, w.stripe_columns = -1;
+  EXPECT_THROW(Operator<double>(a, w), InvalidArgument);
+  w.reorder = Reorder::Auto, w.backend = Backend::Host, w.stripe_columns = 8;
+  Operator<double> host_auto(a, w);  // auto on the host: no cache known, no stripes
+  EXPECT_EQ(host_auto.reorder(), Reorder::None);
+}
+
+// The stripes of a matrix hold each entry once, in its column's stripe and its row's order,
+// and sources maps them back.
+TEST(ReorderStripes, ColumnStripesPartitionTheEntries) {
+  const auto a = random_matrix<double>(300, 257, 6, 4);
+  const CsrPointers<double> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                              a.ncols};
+  for (const Ordinal width : {1, 7, 64, 256, 257, 1000}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    std::vector<Offset> sources;
+    const auto stripes = column_stripes(p, width, &sources);
+    ASSERT_EQ(stripes.size(), std::size_t((a.ncols + width - 1) / width));
+    ASSERT_EQ(sources.size(), std::size_t(a.nnz()));
+    std::vector<int> seen(a.nnz(), 0);
+    std::size_t next = 0;
+    for (std::size_t s = 0; s < stripes.size(); ++s) {
+      const auto& b = stripes[s];
+      ASSERT_EQ(b.m, a.nrows);
+      ASSERT_EQ(b.n, a.ncols);
+      for (Ordinal i = 0; i < b.m; ++i) {
+        Offset previous = -1;
+        for (Offset q = b.row_ptr[i]; q < b.row_ptr[i + 1]; ++q, ++next) {
+          const Offset from = sources[next];
+          ASSERT_GE(from, a.row_ptr(i));
+          ASSERT_LT(from, a.row_ptr(i + 1));
+          ASSERT_GT(from, previous);  // the row's order kept
+          previous = from;
+          EXPECT_EQ(b.col[q], a.col_idx(from));
+          EXPECT_EQ(b.val[q], a.values(from));
+          EXPECT_EQ(b.col[q] / width, Ordinal(s));
+          ++seen[from];
+        }
+      }
+    }
+    EXPECT_EQ(next, sources.size());
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+  }
+  EXPECT_THROW(column_stripes(p, 0), InvalidArgument);
+  const auto empty = from_triplets<double>(0, 0, {});
+  const CsrPointers<double> e{empty.row_ptr.data(), nullptr, nullptr, 0, 0};
+  EXPECT_EQ(column_stripes(e, 5).size(), 1u);
+}
+
+// A k-mer graph numbered at random: in the caller's order the gather of x and the scatter of y
+// through a random permutation cost what RCM saves, in the permuted order (a solver's) RCM pays;
+// Options::permuted_applies asks auto for the latter.
+TEST(ReorderModel, AutoForThePermutedOrderReordersAKmerGraph) {
+  const auto kmer = gen::kmer<double>(200000, 3);
+  const auto choose = [](const CsrMatrix<double>& a, bool permuted) {
+    return analysis::choose_reorder(a.row_ptr.data(), a.col_idx.data(), a.nrows, Reorder::Auto, 8,
+                                    0, permuted);
+  };
+  EXPECT_EQ(choose(kmer, false).reorder, Reorder::None);
+  const auto p = choose(kmer, true);
+  EXPECT_EQ(p.reorder, Reorder::Rcm);
+  EXPECT_TRUE(p.estimate.pays(true));
+  EXPECT_FALSE(p.estimate.pays(false));
+  Options o;
+  o.reorder = Reorder::Auto, o.permuted_applies = true;
+  Operator<double> op(kmer, o);
+  EXPECT_EQ(op.reorder(), Reorder::Rcm);
+  EXPECT_LT(op.timings().reorder_model, analysis::kReorderShare);
+  o.reorder = Reorder::Rcm;  // the option weighs auto's choice only
+  EXPECT_THROW(Operator<double>(kmer, o), InvalidArgument);
+}
+
+// The model takes stripes where a random pattern's gathers miss and leaves a stencil, whose
+// gathers are few, as it is; a stripe is a third of the cache.
+TEST(ReorderModel, StripesPayOnARandomPatternAndNotOnAStencil) {
+  EXPECT_EQ(analysis::stripe_columns(60u << 20, 8), Ordinal((60u << 20) / 24));
+  EXPECT_EQ(analysis::stripe_columns(0, 8), 1);
+  const auto noise = random_matrix<double>(60000, 60000, 8, 3);
+  const auto grid = gen::laplace2d<double>(250, 250);
+  const Ordinal width = 8000;  // 64 KB of x a stripe: 8 stripes
+  const auto e = analysis::estimate_stripes(noise.row_ptr.data(), noise.col_idx.data(), noise.nrows,
+                                            noise.ncols, 8, width);
+  EXPECT_EQ(e.stripes, 8);
+  EXPECT_TRUE(e.pays());
+  const auto g = analysis::estimate_stripes(grid.row_ptr.data(), grid.col_idx.data(), grid.nrows,
+                                            grid.ncols, 8, width);
+  EXPECT_FALSE(g.pays());
+  const auto one = analysis::estimate_stripes(noise.row_ptr.data(), noise.col_idx.data(),
+                                              noise.nrows, noise.ncols, 8, noise.ncols);
+  EXPECT_EQ(one.stripes, 1);
+  EXPECT_FALSE(one.pays());
 }
 
 TEST(ReorderOrderings, RcmRecoversTheBandOfAScrambledGrid) {

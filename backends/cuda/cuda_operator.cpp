@@ -26,8 +26,10 @@
 #include "backends/cuda/partial_overlap.hpp"
 #include "backends/cuda/seg_spmv.hpp"
 #include "backends/cuda/spmm.hpp"
+#include "backends/cuda/stripes.hpp"
 #include "backends/cuda/transpose.hpp"
 #include "kspmv/analysis/kernel_choice.hpp"
+#include "kspmv/analysis/locality.hpp"
 #include "kspmv/core/timer.hpp"
 #include "kspmv/core/tuner.hpp"
 
@@ -289,8 +291,16 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       }
       chosen.push_back(&kernel_row<Scalar>(k));
     }
-    const bool any_csr =
-        std::any_of(chosen.begin(), chosen.end(), [](auto* row) { return row->uses_device_csr; });
+    // Reorder::Stripes: each kernel over the stripes (stripes.hpp), Auto's chosen per stripe;
+    // the whole matrix is not uploaded.
+    const bool stripes = o.reorder == Reorder::Stripes && !streamed_;
+    if (stripes && (device_only || is_complex_v<Scalar>))
+      throw UnsupportedError("reorder stripes: real values of a matrix given on the host");
+    const Ordinal width = o.stripe_columns > 0
+                              ? o.stripe_columns
+                              : analysis::stripe_columns(l2_cache_bytes(device), sizeof(Scalar));
+    const bool any_csr = !stripes && std::any_of(chosen.begin(), chosen.end(),
+                                                 [](auto* row) { return row->uses_device_csr; });
     const auto t_upload = Clock::now();
     phase.reset();
     phase.emplace("kspmv::setup::upload");
@@ -305,6 +315,15 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     std::vector<std::string> names;
     bool landed = !setup;  // the set-up's work on `setup` so far has finished
     const auto make = [&](const KernelRow<Scalar>& row) {
+      if constexpr (!is_complex_v<Scalar>) {
+        if (stripes) {
+          const bool per_stripe = o.kernel == Kernel::Auto && !o.autotune;
+          r_->kernels.push_back(
+              make_striped<Scalar>(per_stripe ? Kernel::Auto : row.info.kernel, host, width));
+          names.push_back(to_string(row.info.kernel));
+          return;
+        }
+      }
       if (src.plan) {
         r_->kernels.push_back(row.make_on_device(r_->a, *src.plan));
       } else if (setup && row.make_on_stream) {
@@ -328,7 +347,7 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       }
     }
     if (r_->kernels.empty()) {  // CSR-Vector takes every CSR
-      if (!r_->a) upload();
+      if (!r_->a && !stripes) upload();
       make(kernel_row<Scalar>(Kernel::CsrVector));
     }
     if (names.size() > 1) tuner_ = Tuner("kernel", names);

@@ -60,6 +60,20 @@ void resolve(Options& o) {
                                       "CUDA device; it does nothing for kernel ") +
                           to_string(o.kernel) + " on " + std::to_string(o.devices.size()) + " " +
                           to_string(o.backend) + " device(s)");
+  if (o.reorder == Reorder::Stripes &&
+      (o.backend != Backend::Cuda || o.devices.size() > 1 || o.residency == Residency::Streamed))
+    throw UnsupportedError(std::string("Operator: reorder stripes runs on one CUDA device with the "
+                                       "matrix resident; asked: backend ") +
+                           to_string(o.backend) + ", " + std::to_string(o.devices.size()) +
+                           " device(s), residency " + to_string(o.residency));
+  if (o.permuted_applies && o.reorder != Reorder::Auto)
+    throw InvalidArgument(std::string("Operator: permuted_applies with reorder ") +
+                          to_string(o.reorder) + "; it weighs the choice of reorder auto");
+  if (o.stripe_columns < 0 ||
+      (o.stripe_columns > 0 && o.reorder != Reorder::Stripes && o.reorder != Reorder::Auto))
+    throw InvalidArgument("Operator: stripe_columns " + std::to_string(o.stripe_columns) +
+                          " with reorder " + to_string(o.reorder) +
+                          "; it sizes the stripes of reorder stripes (or auto), > 0, 0 by the L2");
   if (o.chunks != 1 && (o.devices.size() < 2 || o.partition != part::Scheme::NZ))
     throw InvalidArgument("Operator: chunks apply to nz on several devices; chunks " +
                           std::to_string(o.chunks) + " with partition " +
@@ -127,7 +141,16 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a, DeviceStream stream) {
   if (options_.validate) a.validate();
   nnz_ = static_cast<std::size_t>(a.nnz());
   const CsrMatrix<Scalar> b = reordered(a);
-  impl_ = detail::make_operator_impl(b, options_, stream);
+  Options resolved = options_;  // the backend builds the stripes Auto chose
+  resolved.reorder = reorder_;
+  impl_ = detail::make_operator_impl(b, resolved, stream);
+  if (reorder_ == Reorder::Stripes && impl_->residency() == Residency::Streamed) {
+    if (options_.reorder == Reorder::Stripes)
+      throw UnsupportedError(
+          "Operator: reorder stripes keeps the matrix resident, and it does not "
+          "fit the device memory kspmv may use (it would be streamed)");
+    reorder_ = Reorder::None;  // Auto's stripes were left out by the streamed CUDA operator
+  }
   source_ = b;  // shared: Mode::Transpose builds from it
   if (!perm_.empty() && options_.backend == Backend::Cuda)
     device_permuter_ = detail::make_vector_permutation<Scalar>(perm_, options_.backend,
@@ -135,22 +158,52 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a, DeviceStream stream) {
 }
 
 template <class Scalar>
+bool Operator<Scalar>::takes_stripes(const CsrMatrix<Scalar>& a, std::size_t cache) {
+  if constexpr (is_complex_v<Scalar>) {
+    if (options_.reorder == Reorder::Stripes)
+      throw UnsupportedError("Operator: reorder stripes runs on real values");
+    return false;
+  }
+  if (options_.reorder == Reorder::Stripes) return true;
+  // Auto, where x overflows the L2 of the one device: stripes before any permutation (they help
+  // where no order clusters the columns, and keep the caller's order).
+  if (options_.reorder != Reorder::Auto || cache == 0 || options_.devices.size() > 1 ||
+      options_.residency == Residency::Streamed || double(a.ncols) * sizeof(Scalar) <= cache)
+    return false;
+  const Ordinal width = options_.stripe_columns > 0
+                            ? options_.stripe_columns
+                            : analysis::stripe_columns(cache, sizeof(Scalar));
+  const analysis::StripesEstimate e = analysis::estimate_stripes(
+      a.row_ptr.data(), a.col_idx.data(), a.nrows, a.ncols, sizeof(Scalar), width);
+  if (!e.pays()) return false;
+  reorder_model_ = e.after / e.before;
+  return true;
+}
+
+template <class Scalar>
 CsrMatrix<Scalar> Operator<Scalar>::reordered(const CsrMatrix<Scalar>& a) {
   if (options_.reorder == Reorder::None) return a;
+  const auto t0 = Clock::now();
+  // On CUDA the gathers of x hit the first device's L2 before memory (the host: not modelled).
+  const std::size_t cache =
+      options_.backend == Backend::Cuda ? cuda_l2_cache_bytes(options_.devices.front()) : 0;
+  if (takes_stripes(a, cache)) {  // the backend cuts the stripes; no vector is permuted
+    reorder_ = Reorder::Stripes;
+    reorder_ms_ = ms_since(t0);
+    return a;
+  }
   if (a.nrows != a.ncols) {
     if (options_.reorder == Reorder::Auto) return a;
     throw InvalidArgument(std::string("Operator: reorder ") + to_string(options_.reorder) +
                           " permutes a square matrix symmetrically (P A P^T); this one is " +
                           std::to_string(a.nrows) + " x " + std::to_string(a.ncols));
   }
-  const auto t0 = Clock::now();
-  // On CUDA the gathers of x hit the first device's L2 before memory (the host: not modelled).
-  const std::size_t cache =
-      options_.backend == Backend::Cuda ? cuda_l2_cache_bytes(options_.devices.front()) : 0;
-  analysis::ReorderChoice choice = analysis::choose_reorder(
-      a.row_ptr.data(), a.col_idx.data(), a.nrows, options_.reorder, sizeof(Scalar), cache);
+  const bool permuted = options_.permuted_applies;
+  analysis::ReorderChoice choice =
+      analysis::choose_reorder(a.row_ptr.data(), a.col_idx.data(), a.nrows, options_.reorder,
+                               sizeof(Scalar), cache, permuted);
   const analysis::ReorderEstimate& e = choice.estimate;
-  reorder_model_ = e.before > 0 ? (e.after + e.permute) / e.before : 0;
+  reorder_model_ = e.before > 0 ? e.bytes(permuted) / e.before : 0;
   reorder_ = choice.reorder;
   if (choice.perm.empty()) {
     reorder_ms_ = ms_since(t0);

@@ -275,7 +275,8 @@ class Operator {
 
   Kernel kernel() const;
   // Options::reorder: the ordering the operator runs on (Reorder::Auto resolved; None where it
-  // keeps none) and its permutation, perm[new] = old (empty for none).
+  // keeps none) and its permutation, perm[new] = old (empty for none and for stripes, which
+  // permute no vector).
   Reorder reorder() const { return reorder_; }
   const std::vector<Ordinal>& permutation() const { return perm_; }
   // With a permutation: apply on Views and pointers takes and returns vectors in the permuted
@@ -314,6 +315,9 @@ class Operator {
   }
   // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself.
   CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a);
+  // Whether the operator runs `a` in column stripes (Reorder::Stripes, or Auto where the model
+  // says they pay; reorder_model_ set); `cache`: the L2 of the device (0 off CUDA).
+  bool takes_stripes(const CsrMatrix<Scalar>& a, std::size_t cache);
   // The gather and scatter of vectors in `place` (made on first use for host vectors).
   VectorPermutation<Scalar>& permuter(Place place);
   OperatorImpl<Scalar>& impl() const;  // InvalidArgument after a move

@@ -2,6 +2,7 @@
 #include "kspmv/analysis/locality.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "kspmv/analysis/ordering.hpp"
 #include "kspmv/core/parallel.hpp"
@@ -95,8 +96,24 @@ ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordi
                        bytes_of_a(row_ptr, col, n, value_bytes));
 }
 
+Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes) {
+  const std::size_t columns = cache_bytes / 3 / std::max<std::size_t>(1, value_bytes);
+  return static_cast<Ordinal>(
+      std::clamp<std::size_t>(columns, 1, std::numeric_limits<Ordinal>::max()));
+}
+
+StripesEstimate estimate_stripes(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
+                                 std::size_t value_bytes, Ordinal width) {
+  StripesEstimate e;
+  e.stripes = width > 0 && n > 0 ? (n - 1) / width + 1 : 1;
+  e.before = bytes_of_a(row_ptr, col, m, value_bytes);
+  const double s = double(value_bytes);
+  e.after = streamed_bytes(row_ptr, m, value_bytes) + (e.stripes - 1.0) * m * (4 + 2 * s) + n * s;
+  return e;
+}
+
 ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
-                             std::size_t value_bytes, std::size_t cache_bytes) {
+                             std::size_t value_bytes, std::size_t cache_bytes, bool permuted) {
   ReorderChoice best;
   if (asked == Reorder::None) return best;
   double a_bytes = -1;  // A's bytes by the model, counted once
@@ -106,7 +123,8 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
   };
   if (asked == Reorder::Auto) {
     // No ordering can pay when even an x read for free (the apply's streamed bytes alone) and
-    // the cheapest gather and scatter (perm in order) move more than kReorderShare of A's bytes
+    // the cheapest gather and scatter (perm in order; none in the permuted order) move more than
+    // kReorderShare of A's bytes
     // (a matrix numbered well already, a stencil): then none is computed.
     const double x_bytes = double(n) * double(value_bytes);
     best.estimate.after = streamed_bytes(row_ptr, n, value_bytes);
@@ -114,7 +132,7 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
                                ? best.estimate.after + x_bytes  // x read once, whatever the order
                                : before();
     best.estimate.permute = 2.0 * n * (4 + 2.0 * value_bytes);
-    if (!best.estimate.pays()) return best;
+    if (!best.estimate.pays(permuted)) return best;
   }
   for (const Reorder r : {Reorder::Rcm, Reorder::Degree}) {
     if (asked != Reorder::Auto && asked != r) continue;
@@ -126,14 +144,14 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
       // order alike), RCM is not computed.
       const ReorderEstimate e =
           estimate_with(row_ptr, col, n, bfs_order(row_ptr, col, n), value_bytes, before());
-      if (e.after + e.permute >= e.before) continue;
+      if (e.bytes(permuted) >= e.before) continue;
     }
     c.perm = r == Reorder::Rcm ? rcm_order(row_ptr, col, n) : degree_order(row_ptr, n);
     c.estimate = estimate_with(row_ptr, col, n, c.perm, value_bytes, before());
-    const auto bytes = [](const ReorderEstimate& e) { return e.after + e.permute; };
-    if (best.perm.empty() || bytes(c.estimate) < bytes(best.estimate)) best = std::move(c);
+    if (best.perm.empty() || c.estimate.bytes(permuted) < best.estimate.bytes(permuted))
+      best = std::move(c);
   }
-  if (asked == Reorder::Auto && !best.estimate.pays()) {
+  if (asked == Reorder::Auto && !best.estimate.pays(permuted)) {
     best.reorder = Reorder::None;
     best.perm.clear();
   }

@@ -73,7 +73,8 @@ struct Timings {
   double tune_ms = 0;        //   timing the candidates of the Auto exchange
   // Options::reorder, on the host and not in preprocess_ms: the ordering (Auto: every candidate
   // and the model) and P A P^T; the model's bytes of the permuted apply with its gather and
-  // scatter over those of the apply on A (analysis/locality.hpp; 0 without a model's estimate).
+  // scatter (without them under Options::permuted_applies; stripes: the striped apply's bytes)
+  // over those of the apply on A (analysis/locality.hpp; 0 without a model's estimate).
   double reorder_ms = 0;
   double reorder_model = 0;
   SetupPhases setup_phases;  // the first three, phase by phase (multi-device operators)

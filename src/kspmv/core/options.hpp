@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kspmv/core/types.hpp"
+
 namespace kspmv {
 
 // Host: the Kokkos kernels on the default host execution space (host threads). Cuda: the CUDA
@@ -42,10 +44,14 @@ enum class Residency { Resident, Streamed, Auto };
 
 // A symmetric permutation P A P^T of a square matrix, found on the host when the Operator is
 // built, that clusters the columns each group of rows reads (analysis/ordering.hpp): none; rcm,
-// reverse Cuthill-McKee; degree, rows by decreasing length (hubs first); auto, the one of rcm and
-// degree that the locality model (analysis/locality.hpp) says gains more than the gather of x and
-// the scatter of y cost, or none.
-enum class Reorder { None, Auto, Rcm, Degree };
+// reverse Cuthill-McKee; degree, rows by decreasing length (hubs first). Or stripes (CUDA, one
+// device, resident; any shape): the non-zeros in column stripes whose part of x fits the L2
+// (Options::stripe_columns), applied stripe after stripe so that each stripe's gathers of x hit
+// the L2 (the column blocks of HBP, paper 3, without its hashing); no vector is permuted. auto:
+// stripes where the locality model (analysis/locality.hpp) says they move fewer bytes, else the
+// one of rcm and degree that it says gains more than the gather of x and the scatter of y cost,
+// or none.
+enum class Reorder { None, Auto, Rcm, Degree, Stripes };
 
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
 enum class Mode { NoTranspose, Transpose };
@@ -136,6 +142,13 @@ struct Options {
   // vectors and CG's vectors hold the permuted order. A rectangular matrix, or one given in
   // device memory, is refused for rcm and degree and left as it is by auto.
   Reorder reorder = Reorder::None;
+  // Reorder::Stripes: the columns of a stripe; 0: those whose entries of x fill a third of the
+  // device's L2 (analysis::stripe_columns).
+  Ordinal stripe_columns = 0;
+  // Reorder::Auto for an operator applied in the permuted order (Operator::use_permuted_order,
+  // as kspmv::cg does): an ordering is kept where the apply on P A P^T alone moves fewer bytes,
+  // without the gather of x and the scatter of y that each apply in the caller's order adds.
+  bool permuted_applies = false;
   // Multi-device partition scheme (PCSC on the host backend only) and exchange (Auto times
   // AllGather, Merge and Halo once, when the Operator is built, and keeps the fastest); the
   // exchange must apply to the scheme (part::exchange_applies). Names to enums: part::parse_scheme,
