@@ -18,14 +18,15 @@ struct CsrVectorConfig {
 };
 
 // `config` with its automatic fields chosen for the matrix of host row pointer `row_ptr` (m + 1):
-// the lanes and long-row threshold make_csr_vector runs with (and csr_spmm's plan, spmm.hpp).
-// Throws InvalidArgument for a bad config.
+// the lanes and long-row threshold make_csr_vector runs with (and csr_spmm's plan, spmm.hpp),
+// except that make_csr_vector takes a thread a row for many short rows whose columns are
+// clustered (it reads them). Throws InvalidArgument for a bad config.
 CsrVectorConfig resolve_csr_vector_config(const Offset* row_ptr, Ordinal m, CsrVectorConfig config);
 
 // `a` is the uploaded matrix (current device), `host` the same matrix on the host (row
-// statistics and the long-row plan). Throws InvalidArgument for a bad config. `stream`: null
-// uploads the long-row plan synchronously (the kernel is ready on return), another enqueues it
-// there (the kernel is ready once `stream` has passed it).
+// statistics, the clustering of the columns and the long-row plan). Throws InvalidArgument for a
+// bad config. `stream`: null uploads the long-row plan synchronously (the kernel is ready on
+// return), another enqueues it there (the kernel is ready once `stream` has passed it).
 template <class Scalar>
 std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const DeviceCsr<Scalar>> a,
                                                     const CsrPointers<Scalar>& host,
