@@ -115,9 +115,10 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         to_string(options.backend), to_string(op.kernel()), to_string(options.kernel),
         to_string(op.residency()), to_string(options.residency), ot.preprocess_ms);
     if (options.reorder != Reorder::None)
-      std::printf("reorder    %s (asked: %s): %.3f ms on the host, %.1f SpMVs; model %.3f\n",
+      std::printf("reorder    %s (asked: %s): %.3f ms on the host, %.1f SpMVs; model %.3f%s\n",
                   to_string(op.reorder()), to_string(options.reorder), ot.reorder_ms,
-                  ot.reorder_ms / t.ms, ot.reorder_model);
+                  ot.reorder_ms / t.ms, ot.reorder_model,
+                  op.reorder() == Reorder::Stripes ? " (stripes: cut in the preprocessing)" : "");
     if (options.device_memory_limit > 0)
       std::printf("memory     device memory capped at %.3g GB\n",
                   options.device_memory_limit / 1e9);
