@@ -396,6 +396,12 @@ TEST(ReorderModel, AutoReordersAScrambledGridAndLeavesANumberedOne) {
   const std::size_t x_bytes = std::size_t(scrambled.nrows) * 8;
   EXPECT_EQ(choose(Reorder::Auto, x_bytes).reorder, Reorder::None);
   EXPECT_TRUE(choose(Reorder::Auto, x_bytes).perm.empty());
+  const auto permuted = [&](std::size_t cache) {  // Options::permuted_applies: the same
+    return analysis::choose_reorder(scrambled.row_ptr.data(), scrambled.col_idx.data(),
+                                    scrambled.nrows, Reorder::Auto, 8, cache, true);
+  };
+  EXPECT_EQ(permuted(x_bytes).reorder, Reorder::None);
+  EXPECT_NE(permuted(x_bytes / 4).reorder, Reorder::None);
   EXPECT_NE(choose(Reorder::Auto, x_bytes / 4).reorder, Reorder::None);
   EXPECT_EQ(choose(Reorder::Rcm, x_bytes).reorder, Reorder::Rcm);
   // A random pattern: no order clusters its columns, auto keeps none.

@@ -122,15 +122,15 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
     return a_bytes;
   };
   if (asked == Reorder::Auto) {
-    // No ordering can pay when even an x read for free (the apply's streamed bytes alone) and
-    // the cheapest gather and scatter (perm in order; none in the permuted order) move more than
-    // kReorderShare of A's bytes
-    // (a matrix numbered well already, a stencil): then none is computed.
+    // No ordering can pay when even the least x an order could read (once where x stays in
+    // the cache, as A's apply does then; else none at all) and the cheapest gather and scatter
+    // (perm in order; none in the permuted order) move more than kReorderShare of A's bytes (x
+    // in the cache, a matrix numbered well already, a stencil): then none is computed.
     const double x_bytes = double(n) * double(value_bytes);
-    best.estimate.after = streamed_bytes(row_ptr, n, value_bytes);
-    best.estimate.before = cache_bytes > 0 && x_bytes <= double(cache_bytes)
-                               ? best.estimate.after + x_bytes  // x read once, whatever the order
-                               : before();
+    const bool x_cached = cache_bytes > 0 && x_bytes <= double(cache_bytes);
+    const double streamed = streamed_bytes(row_ptr, n, value_bytes);
+    best.estimate.after = streamed + (x_cached ? x_bytes : 0);
+    best.estimate.before = x_cached ? streamed + x_bytes : before();
     best.estimate.permute = 2.0 * n * (4 + 2.0 * value_bytes);
     if (!best.estimate.pays(permuted)) return best;
   }
