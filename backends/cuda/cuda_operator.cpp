@@ -296,9 +296,6 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
     const bool stripes = o.reorder == Reorder::Stripes && !streamed_;
     if (stripes && (device_only || is_complex_v<Scalar>))
       throw UnsupportedError("reorder stripes: real values of a matrix given on the host");
-    const Ordinal width = o.stripe_columns > 0
-                              ? o.stripe_columns
-                              : analysis::stripe_columns(l2_cache_bytes(device), sizeof(Scalar));
     const bool any_csr = !stripes && std::any_of(chosen.begin(), chosen.end(),
                                                  [](auto* row) { return row->uses_device_csr; });
     const auto t_upload = Clock::now();
@@ -318,6 +315,8 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       if constexpr (!is_complex_v<Scalar>) {
         if (stripes) {
           const bool per_stripe = o.kernel == Kernel::Auto && !o.autotune;
+          const Ordinal width =
+              analysis::stripe_columns(l2_cache_bytes(device_), sizeof(Scalar), o.stripe_columns);
           r_->kernels.push_back(
               make_striped<Scalar>(per_stripe ? Kernel::Auto : row.info.kernel, host, width));
           names.push_back(to_string(row.info.kernel));

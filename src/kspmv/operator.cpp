@@ -170,9 +170,7 @@ bool Operator<Scalar>::takes_stripes(const CsrMatrix<Scalar>& a, std::size_t cac
   if (options_.reorder != Reorder::Auto || cache == 0 || options_.devices.size() > 1 ||
       options_.residency == Residency::Streamed || double(a.ncols) * sizeof(Scalar) <= cache)
     return false;
-  const Ordinal width = options_.stripe_columns > 0
-                            ? options_.stripe_columns
-                            : analysis::stripe_columns(cache, sizeof(Scalar));
+  const Ordinal width = analysis::stripe_columns(cache, sizeof(Scalar), options_.stripe_columns);
   const analysis::StripesEstimate e = analysis::estimate_stripes(
       a.row_ptr.data(), a.col_idx.data(), a.nrows, a.ncols, sizeof(Scalar), width);
   if (!e.pays()) return false;

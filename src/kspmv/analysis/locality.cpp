@@ -6,6 +6,7 @@
 
 #include "kspmv/analysis/ordering.hpp"
 #include "kspmv/core/parallel.hpp"
+#include "kspmv/formats/column_stripes.hpp"
 
 namespace kspmv::analysis {
 
@@ -96,7 +97,8 @@ ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordi
                        bytes_of_a(row_ptr, col, n, value_bytes));
 }
 
-Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes) {
+Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes, Ordinal asked) {
+  if (asked > 0) return asked;
   const std::size_t columns = cache_bytes / 3 / std::max<std::size_t>(1, value_bytes);
   return static_cast<Ordinal>(
       std::clamp<std::size_t>(columns, 1, std::numeric_limits<Ordinal>::max()));
@@ -105,7 +107,7 @@ Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes) {
 StripesEstimate estimate_stripes(const Offset* row_ptr, const Ordinal* col, Ordinal m, Ordinal n,
                                  std::size_t value_bytes, Ordinal width) {
   StripesEstimate e;
-  e.stripes = width > 0 && n > 0 ? (n - 1) / width + 1 : 1;
+  e.stripes = stripe_count(n, width);
   e.before = bytes_of_a(row_ptr, col, m, value_bytes);
   const double s = double(value_bytes);
   e.after = streamed_bytes(row_ptr, m, value_bytes) + (e.stripes - 1.0) * m * (4 + 2 * s) + n * s;

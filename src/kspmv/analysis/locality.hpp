@@ -59,11 +59,12 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
                              std::size_t value_bytes, std::size_t cache_bytes = 0,
                              bool permuted = false);
 
-// Reorder::Stripes: the columns of a stripe whose entries of x (value_bytes each) fill a third of
-// a cache of cache_bytes (at least one column). Measured on an H200 (60 MB L2, uniform 2e7 rows of
-// 8, double, each stripe's product by cuSPARSE, 2026-12-01): stripes of 20 MB 1.34-1.62x
-// cuSPARSE on the whole matrix, of 27 MB 1.61x, of 40 MB 1.54x, of 10 MB 0.80-1.11x.
-Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes);
+// Reorder::Stripes: the columns of a stripe, `asked` where it is positive
+// (Options::stripe_columns), else those whose entries of x (value_bytes each) fill a third of a
+// cache of cache_bytes (at least one column). Measured on an H200 (60 MB L2, uniform 2e7 rows of 8,
+// double, each stripe's product by cuSPARSE, 2026-12-01): stripes of 20 MB 1.34-1.62x cuSPARSE on
+// the whole matrix, of 27 MB 1.61x, of 40 MB 1.54x, of 10 MB 0.80-1.11x.
+Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes, Ordinal asked = 0);
 
 // Bytes of one apply by the model (y = A x, beta = 0) on an m-row matrix of n columns, as it is
 // (x's sectors counted as in estimate_reorder) and as column stripes of `width` columns, each of

@@ -25,6 +25,11 @@ struct CsrArrays {
   CsrPointers<Scalar> pointers() const { return {row_ptr.data(), col.data(), val.data(), m, n}; }
 };
 
+// ceil(n / width), at least one: the stripes of n columns (width >= 1).
+inline Ordinal stripe_count(Ordinal n, Ordinal width) {
+  return n > 0 ? (n - 1) / width + 1 : 1;
+}
+
 // The ceil(n / width) stripes of `a` (at least one; width >= 1), stripe s holding the entries of
 // columns [s * width, (s + 1) * width) in their order within each row (no values where a.val is
 // null: the pattern alone). `sources`, when given, receives for every entry of the stripes,
@@ -35,7 +40,7 @@ std::vector<CsrArrays<Scalar>> column_stripes(const CsrPointers<Scalar>& a, Ordi
   if (width < 1)
     throw InvalidArgument("column_stripes: a stripe needs at least one column (width " +
                           std::to_string(width) + ")");
-  const Ordinal count = std::max<Ordinal>(1, (a.n - 1) / width + 1);
+  const Ordinal count = stripe_count(a.n, width);
   const std::size_t m = static_cast<std::size_t>(std::max<Ordinal>(a.m, 0));
   std::vector<CsrArrays<Scalar>> s(static_cast<std::size_t>(count));
   for (auto& b : s) {
