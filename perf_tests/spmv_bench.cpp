@@ -104,7 +104,7 @@ Args read_args(const ParsedArgs& in) {
     throw UsageError("--residency and --device-memory-cap apply to --large runs");
   a.sample_rows = static_cast<int>(in.integer("sample-rows", 4096, 1, 1 << 24));
   a.reorder = parse_reorder(in.text("reorder", "none"));
-  a.stripe_columns = static_cast<Ordinal>(in.integer("stripe-columns", 0, 0, 1 << 30));
+  a.stripe_columns = stripe_columns(in);
   if (a.large && a.reorder != Reorder::None) throw UsageError("--reorder and --large exclude");
   return a;
 }
@@ -699,8 +699,7 @@ Command command() {
       {"reorder", "none|auto|rcm|degree|stripes",
        "also the CUDA operator (kernel auto) on P A P^T, in the caller's order and in the "
        "permuted one, against cuSPARSE in the same rounds (default none)"},
-      {"stripe-columns", "N",
-       "columns of a stripe for --reorder stripes or auto (default 0: a third of the L2)"},
+      kStripeColumnsOption,
       kOutOption,
   };
   c.run = run;

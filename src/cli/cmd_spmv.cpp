@@ -159,7 +159,7 @@ int run(const ParsedArgs& args) {
   options.device_memory_limit = device_memory_cap(args);
   options.autotune = args.flag("autotune");
   options.reorder = parse_reorder(args.text("reorder", "none"));
-  options.stripe_columns = static_cast<Ordinal>(args.integer("stripe-columns", 0, 0, 1 << 30));
+  options.stripe_columns = stripe_columns(args);
   if (args.has("devices")) options.devices = parse_devices(args.text("devices", ""));
   options.partition =
       part::parse_scheme(args.text("partition", part::to_string(options.partition)));
@@ -208,8 +208,7 @@ Command spmv_command() {
       {"autotune", "",
        "let kernel auto time its candidates on the first applies (CUDA, one device)"},
       {"reorder", "none|auto|rcm|degree|stripes", kReorderHelp},
-      {"stripe-columns", "N",
-       "columns of a stripe for --reorder stripes or auto (default 0: a third of the L2)"},
+      kStripeColumnsOption,
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},
   };

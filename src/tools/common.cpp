@@ -61,6 +61,14 @@ const OptionSpec kDeviceMemoryCapOption = {
     "the most device memory kspmv may use (10^9 bytes), as on a smaller GPU: residency auto "
     "decides by it and a streamed matrix sizes its ring of buffers to it"};
 
+const OptionSpec kStripeColumnsOption = {
+    "stripe-columns", "N",
+    "columns of a stripe for --reorder stripes or auto (default 0: a third of the L2)"};
+
+Ordinal stripe_columns(const ParsedArgs& args) {
+  return static_cast<Ordinal>(args.integer("stripe-columns", 0, 0, 1 << 30));
+}
+
 std::size_t device_memory_cap(const ParsedArgs& args) {
   if (!args.has("device-memory-cap")) return 0;
   const double gb = args.number("device-memory-cap", 0);

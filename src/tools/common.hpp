@@ -45,6 +45,11 @@ std::vector<int> parse_devices(const std::string& list);
 std::size_t device_memory_cap(const ParsedArgs& args);
 extern const OptionSpec kDeviceMemoryCapOption;
 
+// "--stripe-columns N" of the tool and the benchmarks: Options::stripe_columns (0 when not
+// given). Throws UsageError unless in [0, 2^30].
+Ordinal stripe_columns(const ParsedArgs& args);
+extern const OptionSpec kStripeColumnsOption;
+
 // "--NAME VALUE" as Scalar (`fallback` when not given). Throws UsageError naming the value when
 // it overflows Scalar (1e300 in float): the run would be told as a wrong result otherwise.
 template <class Scalar>
