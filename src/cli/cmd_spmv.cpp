@@ -115,7 +115,7 @@ int run_spmv(const ParsedArgs& args, const Options& options) {
         to_string(options.backend), to_string(op.kernel()), to_string(options.kernel),
         to_string(op.residency()), to_string(options.residency), ot.preprocess_ms);
     if (options.reorder != Reorder::None)
-      std::printf("reorder    %s (asked: %s): %.3f ms on the host, %.1f SpMVs; model %.3f%s\n",
+      std::printf("reorder    %s (asked: %s): %.3f ms, %.1f SpMVs; model %.3f%s\n",
                   to_string(op.reorder()), to_string(options.reorder), ot.reorder_ms,
                   ot.reorder_ms / t.ms, ot.reorder_model,
                   op.reorder() == Reorder::Stripes ? " (stripes: cut in the preprocessing)" : "");
@@ -207,7 +207,7 @@ Command spmv_command() {
       {"signals", "on|off", kSignalsHelp},
       {"autotune", "",
        "let kernel auto time its candidates on the first applies (CUDA, one device)"},
-      {"reorder", "none|auto|rcm|degree|stripes", kReorderHelp},
+      {"reorder", "none|auto|rcm|degree|bfs|stripes", kReorderHelp},
       kStripeColumnsOption,
       {"allow-nonfinite", "", "use a file with NaN, infinite or overflowing values as it is"},
       {"json", "", "print one JSON object instead of text"},

@@ -58,10 +58,11 @@ inline const char* kChooseDevicesHelp =
     "cuda, several --devices: use as many of them as pay for themselves by the cost model (the "
     "first k; --json lists them)";
 inline const char* kReorderHelp =
-    "none; rcm (reverse Cuthill-McKee) or degree (rows by decreasing length): square matrices run "
-    "on P A P^T, vectors gathered and scattered in the caller's order, ordered on the host; "
+    "none; rcm (reverse Cuthill-McKee), degree (rows by decreasing length) or bfs (breadth first "
+    "from seeds every 64 rows): square matrices run on P A P^T, vectors gathered and scattered in "
+    "the caller's order; bfs is found on the GPU with cuda on one device, the others on the host; "
     "stripes (cuda, one device): the non-zeros in column stripes whose part of x fits the L2, no "
-    "vector permuted; auto: stripes or the ordering the locality model says pays, else none "
+    "vector permuted; auto: stripes or bfs where the locality model says they pay, else none "
     "(default none)";
 inline const char* kGraphsHelp =
     "cuda, several devices: replay each apply (and CG iteration) as one CUDA graph (default on; "

@@ -61,40 +61,33 @@ double streamed_bytes(const Offset* row_ptr, Ordinal n, std::size_t value_bytes)
 
 }  // namespace
 
-namespace {
-
-// The model's bytes of one apply on A: the streamed bytes and x's sectors.
-double bytes_of_a(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes) {
+double apply_bytes(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes) {
   const std::vector<Ordinal> none;
   return streamed_bytes(row_ptr, n, value_bytes) +
          kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
 }
 
-// estimate_reorder with A's bytes (`before`) already known.
-ReorderEstimate estimate_with(const Offset* row_ptr, const Ordinal* col, Ordinal n,
-                              const std::vector<Ordinal>& perm, std::size_t value_bytes,
-                              double before) {
-  const double s = double(value_bytes);
-  const std::vector<Ordinal> inv = inverse_permutation(perm);
-  const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
-  // Gathering x through perm reads the sectors of x[perm[i]]; scattering y writes those of
-  // y[perm[i]]: each also reads perm and streams the permuted vector.
-  const double moved = sampled_sectors(
-      n, [&](Ordinal i, std::vector<std::int64_t>& out) { out.push_back(perm[i] / per_sector); });
+ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                                 const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
+                                 std::size_t value_bytes, double before, bool permuted_only) {
   ReorderEstimate e;
   e.before = before;
-  e.after = streamed_bytes(row_ptr, n, value_bytes) +
-            kSectorBytes * x_sectors(row_ptr, col, n, perm, inv, value_bytes);
-  e.permute = 2 * (n * (4 + s) + kSectorBytes * moved);
+  e.x_sectors = x_sectors(row_ptr, col, n, perm, inv, value_bytes);
+  e.after = streamed_bytes(row_ptr, n, value_bytes) + kSectorBytes * e.x_sectors;
+  if (permuted_only) return e;
+  // Gathering x through perm reads the sectors of x[perm[i]]; scattering y writes those of
+  // y[perm[i]]: each also reads perm and streams the permuted vector.
+  const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
+  const double moved = sampled_sectors(
+      n, [&](Ordinal i, std::vector<std::int64_t>& out) { out.push_back(perm[i] / per_sector); });
+  e.permute = 2 * (n * (4 + double(value_bytes)) + kSectorBytes * moved);
   return e;
 }
 
-}  // namespace
-
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                                  const std::vector<Ordinal>& perm, std::size_t value_bytes) {
-  return estimate_with(row_ptr, col, n, perm, value_bytes,
-                       bytes_of_a(row_ptr, col, n, value_bytes));
+  return estimate_reorder(row_ptr, col, n, perm, inverse_permutation(perm), value_bytes,
+                          apply_bytes(row_ptr, col, n, value_bytes));
 }
 
 Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes, Ordinal asked) {
@@ -108,54 +101,49 @@ StripesEstimate estimate_stripes(const Offset* row_ptr, const Ordinal* col, Ordi
                                  std::size_t value_bytes, Ordinal width) {
   StripesEstimate e;
   e.stripes = stripe_count(n, width);
-  e.before = bytes_of_a(row_ptr, col, m, value_bytes);
+  e.before = apply_bytes(row_ptr, col, m, value_bytes);
   const double s = double(value_bytes);
   e.after = streamed_bytes(row_ptr, m, value_bytes) + (e.stripes - 1.0) * m * (4 + 2 * s) + n * s;
   return e;
+}
+
+bool reorder_can_pay(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes,
+                     std::size_t cache_bytes, bool permuted, ReorderEstimate& bound) {
+  // The least x an order could read (once where x stays in the cache, as A's apply does then;
+  // else none at all) and the cheapest gather and scatter (perm in order; none in the permuted
+  // order) against A's bytes.
+  const double x_bytes = double(n) * double(value_bytes);
+  const bool x_cached = cache_bytes > 0 && x_bytes <= double(cache_bytes);
+  const double streamed = streamed_bytes(row_ptr, n, value_bytes);
+  const std::vector<Ordinal> none;
+  bound.x_sectors = x_cached ? 0 : x_sectors(row_ptr, col, n, none, none, value_bytes);
+  bound.before = x_cached ? streamed + x_bytes : streamed + kSectorBytes * bound.x_sectors;
+  const bool clustered =
+      !x_cached && bound.x_sectors < kClusteredSectors * (n > 0 ? double(row_ptr[n]) : 0);
+  bound.after = clustered ? bound.before : streamed + (x_cached ? x_bytes : 0);
+  bound.permute = 2.0 * n * (4 + 2.0 * value_bytes);
+  return bound.pays(permuted);
 }
 
 ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
                              std::size_t value_bytes, std::size_t cache_bytes, bool permuted) {
   ReorderChoice best;
   if (asked == Reorder::None) return best;
-  double a_bytes = -1;  // A's bytes by the model, counted once
-  const auto before = [&] {
-    if (a_bytes < 0) a_bytes = bytes_of_a(row_ptr, col, n, value_bytes);
-    return a_bytes;
-  };
-  if (asked == Reorder::Auto) {
-    // No ordering can pay when even the least x an order could read (once where x stays in
-    // the cache, as A's apply does then; else none at all) and the cheapest gather and scatter
-    // (perm in order; none in the permuted order) move more than kReorderShare of A's bytes (x
-    // in the cache, a matrix numbered well already, a stencil): then none is computed.
-    const double x_bytes = double(n) * double(value_bytes);
-    const bool x_cached = cache_bytes > 0 && x_bytes <= double(cache_bytes);
-    const double streamed = streamed_bytes(row_ptr, n, value_bytes);
-    best.estimate.after = streamed + (x_cached ? x_bytes : 0);
-    best.estimate.before = x_cached ? streamed + x_bytes : before();
-    best.estimate.permute = 2.0 * n * (4 + 2.0 * value_bytes);
-    if (!best.estimate.pays(permuted)) return best;
-  }
-  for (const Reorder r : {Reorder::Rcm, Reorder::Degree}) {
-    if (asked != Reorder::Auto && asked != r) continue;
-    ReorderChoice c;
-    c.reorder = r;
-    if (r == Reorder::Rcm && asked == Reorder::Auto) {
-      // RCM costs up to six breadth-first passes; one (bfs_order) clusters the columns level by
-      // level as RCM does. Where that one saves none of A's bytes (a random pattern: every
-      // order alike), RCM is not computed.
-      const ReorderEstimate e =
-          estimate_with(row_ptr, col, n, bfs_order(row_ptr, col, n), value_bytes, before());
-      if (e.bytes(permuted) >= e.before) continue;
-    }
-    c.perm = r == Reorder::Rcm ? rcm_order(row_ptr, col, n) : degree_order(row_ptr, n);
-    c.estimate = estimate_with(row_ptr, col, n, c.perm, value_bytes, before());
-    if (best.perm.empty() || c.estimate.bytes(permuted) < best.estimate.bytes(permuted))
-      best = std::move(c);
-  }
-  if (asked == Reorder::Auto && !best.estimate.pays(permuted)) {
-    best.reorder = Reorder::None;
-    best.perm.clear();
+  if (asked == Reorder::Auto &&
+      !reorder_can_pay(row_ptr, col, n, value_bytes, cache_bytes, permuted, best.estimate))
+    return best;
+  const Reorder r = asked == Reorder::Auto ? Reorder::Bfs : asked;
+  std::vector<Ordinal> perm = r == Reorder::Rcm      ? rcm_order(row_ptr, col, n)
+                              : r == Reorder::Degree ? degree_order(row_ptr, n)
+                                                     : bfs_order(row_ptr, col, n);
+  // Past reorder_can_pay x does not fit the cache: its `before` is apply_bytes.
+  const double before =
+      asked == Reorder::Auto ? best.estimate.before : apply_bytes(row_ptr, col, n, value_bytes);
+  best.estimate =
+      estimate_reorder(row_ptr, col, n, perm, inverse_permutation(perm), value_bytes, before);
+  if (asked != Reorder::Auto || best.estimate.pays(permuted)) {
+    best.reorder = r;
+    best.perm = std::move(perm);
   }
   return best;
 }

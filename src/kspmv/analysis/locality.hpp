@@ -30,26 +30,47 @@ double x_sectors(const Offset* row_ptr, const Ordinal* col, Ordinal n,
 
 // Bytes of one apply (y = A x, beta = 0) by the model, on an n x n matrix of nnz entries.
 struct ReorderEstimate {
-  double before = 0;   // on A: the matrix, y, and x's sectors
-  double after = 0;    // on P A P^T in the permuted order
-  double permute = 0;  // x gathered and y scattered through perm, around each apply
+  double before = 0;     // on A: the matrix, y, and x's sectors
+  double after = 0;      // on P A P^T in the permuted order
+  double permute = 0;    // x gathered and y scattered through perm, around each apply
+  double x_sectors = 0;  // of `after`: x's sectors on P A P^T (x_sectors)
   // The bytes of an apply after reordering: in the caller's order, with the gather and scatter;
   // in the permuted order (a solver that permutes its vectors once), without.
   double bytes(bool permuted = false) const { return after + (permuted ? 0 : permute); }
   // Whether reordering pays (bytes(permuted) <= kReorderShare * before).
   bool pays(bool permuted = false) const { return bytes(permuted) <= kReorderShare * before; }
 };
+// The model's bytes of one apply on A: ReorderEstimate::before.
+double apply_bytes(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes);
+// The estimate of perm (inv its inverse) for A of `before` bytes (apply_bytes); with
+// `permuted_only`, for bytes(true) alone (the gather and scatter not counted: permute 0).
+ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                                 const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
+                                 std::size_t value_bytes, double before,
+                                 bool permuted_only = false);
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                                  const std::vector<Ordinal>& perm, std::size_t value_bytes);
+// A's columns count as clustered where x's sectors (x_sectors) are fewer than this share of its
+// entries: CSR-Vector's thread a row, and reorder_can_pay's test, measure the same.
+inline constexpr double kClusteredSectors = 0.5;
+// Reorder::Auto's test before it computes an ordering: whether even the least x any order could
+// read (once where x fits in the cache of cache_bytes, as A's apply reads it then; none at all
+// otherwise) and the cheapest gather and scatter (none in the permuted order) would pay; `bound`
+// gets those bytes (and A's x_sectors), its `after` A's own where A's columns are clustered. Where
+// x fits in the cache, each of its sectors reaches memory once whatever the order, so Auto keeps
+// none (on an H200, kron scale 21's x of 17 MB in a 60 MB L2: RCM, kept by the sector count, was
+// 12% slower). Where A's columns are clustered (a stencil, a mesh numbered well), no ordering was
+// worth its set-up: on an H200, bfs computed on stencil7 256^3 and rgg scale 23 in the permuted
+// order moved 1.00 and 1.02 of A's bytes by the model (set-up 0.4 and 0.7 s).
+bool reorder_can_pay(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes,
+                     std::size_t cache_bytes, bool permuted, ReorderEstimate& bound);
 
-// The ordering `asked` resolves to for an n x n pattern: rcm and degree as asked; auto, the one
-// of them with the fewest bytes by the model (in the permuted order when `permuted`, else in the
-// caller's: ReorderEstimate::bytes) where it pays, else none (its estimate kept; no
-// ordering is computed where even a free x and an in-order gather and scatter would not pay, and
-// RCM is not where a one-pass breadth-first order saves no bytes at all).
-// cache_bytes (0: not known): the cache that x's gathers hit before memory; where x fits in it,
-// each of its sectors reaches memory once whatever the order, so auto keeps none (on an H200,
-// kron scale 21's x of 17 MB in a 60 MB L2: RCM, kept by the sector count, was 12% slower).
+// The ordering `asked` resolves to for an n x n pattern: rcm, degree and bfs as asked; auto, bfs
+// where reorder_can_pay and the model says it pays (in the permuted order when `permuted`, else
+// in the caller's: ReorderEstimate::bytes), else none (its estimate kept). cache_bytes (0: not
+// known): the cache that x's gathers hit before memory. Auto weighs bfs alone: as good as RCM
+// by the model (ordering.hpp) in a fraction of its time and on the device, where degree was
+// never kept (on an H200 it lost on kron, FullChip-like and rgg, 0.71-0.98x none permuted).
 struct ReorderChoice {
   Reorder reorder = Reorder::None;
   std::vector<Ordinal> perm;  // perm[new] = old; empty for none

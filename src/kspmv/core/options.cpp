@@ -41,8 +41,8 @@ constexpr std::pair<Residency, const char*> kResidencyNames[] = {
     {Residency::Auto, "auto"},
 };
 constexpr std::pair<Reorder, const char*> kReorderNames[] = {
-    {Reorder::None, "none"},     {Reorder::Auto, "auto"},       {Reorder::Rcm, "rcm"},
-    {Reorder::Degree, "degree"}, {Reorder::Stripes, "stripes"},
+    {Reorder::None, "none"},     {Reorder::Auto, "auto"}, {Reorder::Rcm, "rcm"},
+    {Reorder::Degree, "degree"}, {Reorder::Bfs, "bfs"},   {Reorder::Stripes, "stripes"},
 };
 #define KSPMV_SCHEME_NAME(e, name) {part::Scheme::e, name},
 constexpr std::pair<part::Scheme, const char*> kSchemeNames[] = {KSPMV_SCHEMES(KSPMV_SCHEME_NAME)};

@@ -42,16 +42,18 @@ enum class Kernel { KSPMV_KERNELS(KSPMV_KERNEL_ENUMERATOR) };
 // with room for the vectors, streamed otherwise (the host backend has no device: Auto is resident).
 enum class Residency { Resident, Streamed, Auto };
 
-// A symmetric permutation P A P^T of a square matrix, found on the host when the Operator is
-// built, that clusters the columns each group of rows reads (analysis/ordering.hpp): none; rcm,
-// reverse Cuthill-McKee; degree, rows by decreasing length (hubs first). Or stripes (CUDA, one
-// device, resident; any shape): the non-zeros in column stripes whose part of x fits the L2
-// (Options::stripe_columns), applied stripe after stripe so that each stripe's gathers of x hit
-// the L2 (the column blocks of HBP, paper 3, without its hashing); no vector is permuted. auto:
-// stripes where the locality model (analysis/locality.hpp) says they move fewer bytes, else the
-// one of rcm and degree that it says gains more than the gather of x and the scatter of y cost,
+// A symmetric permutation P A P^T of a square matrix, found when the Operator is built, that
+// clusters the columns each group of rows reads (analysis/ordering.hpp): none; rcm, reverse
+// Cuthill-McKee; degree, rows by decreasing length (hubs first); bfs, breadth first from seeds
+// every 64 rows, the cells seed by seed (on the device where the CUDA backend runs the matrix
+// resident on one device: backends/cuda/bfs_order.cu; rcm and degree are found on the host). Or
+// stripes (CUDA, one device, resident; any shape): the non-zeros in column stripes whose part of
+// x fits the L2 (Options::stripe_columns), applied stripe after stripe so that each stripe's
+// gathers of x hit the L2 (the column blocks of HBP, paper 3, without its hashing); no vector is
+// permuted. auto: stripes where the locality model (analysis/locality.hpp) says they move fewer
+// bytes, else bfs where it says bfs gains more than the gather of x and the scatter of y cost,
 // or none.
-enum class Reorder { None, Auto, Rcm, Degree, Stripes };
+enum class Reorder { None, Auto, Rcm, Degree, Bfs, Stripes };
 
 // apply's operation: y = alpha*A*x + beta*y, or y = alpha*A^T*x + beta*y.
 enum class Mode { NoTranspose, Transpose };
@@ -140,7 +142,7 @@ struct Options {
   // the caller's order (x gathered, y scattered around each apply), unless
   // Operator::use_permuted_order asks for the permuted order (kspmv::cg does); distributed
   // vectors and CG's vectors hold the permuted order. A rectangular matrix, or one given in
-  // device memory, is refused for rcm and degree and left as it is by auto.
+  // device memory, is refused for rcm, degree and bfs and left as it is by auto.
   Reorder reorder = Reorder::None;
   // Reorder::Stripes: the columns of a stripe; 0: those whose entries of x fill a third of the
   // device's L2 (analysis::stripe_columns).
