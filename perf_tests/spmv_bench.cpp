@@ -287,7 +287,7 @@ std::vector<Result> bench_reordered(const std::string& name, const CsrMatrix<S>&
       r.reorder_spmvs = setup / r.ms;
       r.note = std::string("kept ") + to_string(used.reorder()) + ", kernel " +
                to_string(used.kernel()) + ", set-up " + fmt(setup) +
-               (stripes ? " ms with the stripes' preprocessing (" : " ms on the host (") +
+               (stripes ? " ms with the stripes' preprocessing (" : " ms (") +
                fmt(r.reorder_spmvs) + " SpMVs), model " + fmt(ot.reorder_model);
     }
     std::cerr << fmt(rows[0].ms) << " / " << fmt(rows[1].ms) << " ms, x" << fmt(rows[0].speedup)
@@ -696,7 +696,7 @@ Command command() {
       {"residency", "auto|resident|streamed", "with --large (default auto)"},
       kDeviceMemoryCapOption,
       {"sample-rows", "N", "with --large: rows checked against the reference (default 4096)"},
-      {"reorder", "none|auto|rcm|degree|stripes",
+      {"reorder", "none|auto|rcm|degree|bfs|stripes",
        "also the CUDA operator (kernel auto) on P A P^T, in the caller's order and in the "
        "permuted one, against cuSPARSE in the same rounds (default none)"},
       kStripeColumnsOption,

@@ -1,6 +1,7 @@
 // Options::reorder on the CUDA backend (skipped without a device): device vectors gathered and
 // scattered on the device, in the caller's order and the permuted one, one and two columns,
-// host vectors through the same operator, and CG on P A P^T; column stripes with every kernel,
+// host vectors through the same operator, and CG on P A P^T; bfs found on the device as on the
+// host; column stripes with every kernel,
 // block applies, the transpose and new values; all against the host reference on a poisoned y.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "kspmv/analysis/locality.hpp"
+#include "kspmv/analysis/ordering.hpp"
 #include "kspmv/formats/convert.hpp"
 #include "kspmv/formats/permute.hpp"
 #include "kspmv/gen/generators.hpp"
@@ -55,7 +58,7 @@ void check_orderings() {
       std::copy(xc.begin(), xc.end(), x.begin() + c * n);
       std::copy(yc.begin(), yc.end(), y0.begin() + c * n);
     }
-    for (const Reorder r : {Reorder::Rcm, Reorder::Degree, Reorder::Auto}) {
+    for (const Reorder r : {Reorder::Rcm, Reorder::Degree, Reorder::Bfs, Reorder::Auto}) {
       Options o;
       o.backend = Backend::Cuda, o.reorder = r;
       Operator<S> op(a, o);
@@ -111,16 +114,89 @@ TEST_F(CudaReorderTest, EveryOrderingGivesTheYOfNoOrderingOnDeviceVectorsDouble)
 TEST_F(CudaReorderTest, CgOnTheReorderedMatrixSolvesTheSystem) {
   const auto a = scrambled_grid<double>(60);
   const auto b = random_vector<double>(a.nrows, 90);
-  Options o;
-  o.backend = Backend::Cuda, o.reorder = Reorder::Rcm;
-  Operator<double> op(a, o);
-  std::vector<double> x(a.ncols, 0.0), r = b;
-  const CgResult res = cg(op, b.data(), x.data(), {1e-10, 5000});
-  EXPECT_TRUE(res.converged);
-  reference::spmv(-1.0, a, x.data(), 1.0, r.data());  // the caller's order, on the host
-  double rr = 0, bb = 0;
-  for (std::size_t i = 0; i < r.size(); ++i) rr += r[i] * r[i], bb += b[i] * b[i];
-  EXPECT_LE(std::sqrt(rr / bb), 1e-9);
+  for (const Reorder r : {Reorder::Rcm, Reorder::Bfs}) {
+    SCOPED_TRACE(to_string(r));
+    Options o;
+    o.backend = Backend::Cuda, o.reorder = r;
+    Operator<double> op(a, o);
+    std::vector<double> x(a.ncols, 0.0), res_vec = b;
+    const CgResult res = cg(op, b.data(), x.data(), {1e-10, 5000});
+    EXPECT_TRUE(res.converged);
+    reference::spmv(-1.0, a, x.data(), 1.0, res_vec.data());  // the caller's order, on the host
+    double rr = 0, bb = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) rr += res_vec[i] * res_vec[i], bb += b[i] * b[i];
+    EXPECT_LE(std::sqrt(rr / bb), 1e-9);
+  }
+}
+
+// Reorder::Bfs found on the device: the permutation of analysis::bfs_order, bit for bit, on the
+// square matrices of the edge-case zoo, a k-mer graph and a scrambled grid; P A P^T built there
+// gives y (host vectors, a poisoned y), its transpose and new values as the host reference.
+template <class S>
+void check_bfs_on_device() {
+  auto matrices = zoo<S>();
+  matrices.emplace_back("k-mer", gen::kmer<S>(20000, 3));
+  matrices.emplace_back("scrambled grid", scrambled_grid<S>(50));
+  for (const auto& [name, a] : matrices) {
+    if (a.nrows != a.ncols) continue;
+    SCOPED_TRACE(name);
+    const Ordinal n = a.nrows;
+    Options o;
+    o.backend = Backend::Cuda, o.reorder = Reorder::Bfs;
+    Operator<S> op(a, o);
+    EXPECT_EQ(op.reorder(), Reorder::Bfs);
+    EXPECT_EQ(op.permutation(), analysis::bfs_order(a.row_ptr.data(), a.col_idx.data(), n));
+    const auto x = random_vector<S>(n, 16), y0 = random_vector<S>(n, 17);
+    const auto check = [&](const CsrMatrix<S>& m, Mode mode, S beta, const char* what) {
+      std::vector<S> y = beta == S(0) ? nan_vector<S>(n) : y0, ref = y0;
+      Kokkos::View<const S*, Kokkos::HostSpace> xv(x.data(), n);
+      op.apply(S(2), xv, beta, Kokkos::View<S*, Kokkos::HostSpace>(y.data(), n), mode);
+      reference::spmv(S(2), m, x.data(), beta, ref.data());
+      EXPECT_LE(spmv_error(y, ref, S(2), m, x.data(), beta, y0), reference::tolerance<S>())
+          << what << ", beta " << beta;
+    };
+    for (const S beta : {S(0), S(0.5)}) {
+      check(a, Mode::NoTranspose, beta, "y");
+      check(transpose(a), Mode::Transpose, beta, "transpose");
+    }
+    CsrMatrix<S> b = a;  // new values, the pattern kept
+    b.values = HostView<S>("new values", a.values.extent(0));
+    const auto v = random_vector<S>(a.values.extent(0), 18);
+    for (std::size_t e = 0; e < v.size(); ++e) b.values(e) = v[e];
+    op.update_values(v.data(), v.size(), false);
+    check(b, Mode::NoTranspose, S(0), "new values");
+    check(transpose(b), Mode::Transpose, S(0), "new values, transpose");
+  }
+}
+
+// Auto on the device, where x (8.4e6 doubles, or twice the L2) overflows the L2 and the operator is
+// applied in the permuted order: bfs kept on a k-mer graph numbered at random, none on a banded
+// matrix (the ordering computed on the device and rejected by the model, A run from the same
+// upload); y against the host reference on a poisoned y, in the caller's order.
+TEST_F(CudaReorderTest, AutoOnTheDeviceKeepsBfsOnAKmerGraphAndNoneOnABand) {
+  const Ordinal n = std::max<Ordinal>(Ordinal(1) << 23, Ordinal(cuda_l2_cache_bytes(0) / 4));
+  const std::vector<std::pair<CsrMatrix<double>, Reorder>> cases = {
+      {gen::kmer<double>(n, 4), Reorder::Bfs}, {gen::banded<double>(n, 1), Reorder::None}};
+  const auto x = random_vector<double>(n, 19);
+  for (const auto& [a, kept] : cases) {
+    SCOPED_TRACE(to_string(kept));
+    Options o;
+    o.backend = Backend::Cuda, o.reorder = Reorder::Auto, o.permuted_applies = true;
+    Operator<double> op(a, o);
+    EXPECT_EQ(op.reorder(), kept);
+    EXPECT_LT(op.timings().reorder_model, kept == Reorder::Bfs ? analysis::kReorderShare : 2.0);
+    std::vector<double> y = nan_vector<double>(n), ref(n);
+    op.apply(1.0, x.data(), 0.0, y.data());
+    reference::spmv(1.0, a, x.data(), 0.0, ref.data());
+    EXPECT_LE(spmv_error(y, ref, 1.0, a, x.data(), 0.0, {}), reference::tolerance<double>());
+  }
+}
+
+TEST_F(CudaReorderTest, BfsOnTheDeviceIsTheHostsOrderingFloat) {
+  check_bfs_on_device<float>();
+}
+TEST_F(CudaReorderTest, BfsOnTheDeviceIsTheHostsOrderingDouble) {
+  check_bfs_on_device<double>();
 }
 
 // Reorder::Stripes with narrow stripes (many per matrix) on the edge-case zoo and a k-mer graph,

@@ -1,6 +1,7 @@
 #include "backends/cuda/csr_vector.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,13 +107,18 @@ int lanes_of(const analysis::RowStats& s) {
 // lanes however the lengths spread. Measured (H200, 2026-12-01, a k-mer graph of 6e7 rows in
 // its path order): a thread a row 0.855 ms, 4 lanes 1.63 ms; numbered at random (no clustering),
 // 3.39 and 3.26.
+// `x_sectors` (analysis::x_sectors) is computed only where the rows are many and short enough.
+bool short_clustered_rows(Ordinal m, Offset nnz, const std::function<double()>& x_sectors) {
+  return m >= (Ordinal(1) << 18) && nnz <= 4 * Offset(m) &&
+         x_sectors() < analysis::kClusteredSectors * double(nnz);
+}
+
 template <class Scalar>
 bool short_clustered_rows(const CsrPointers<Scalar>& host) {
-  const Offset nnz = host.nnz();
-  if (host.m < (Ordinal(1) << 18) || nnz > 4 * Offset(host.m) || host.col == nullptr) return false;
-  const std::vector<Ordinal> none;
-  return analysis::x_sectors(host.row_ptr, host.col, host.m, none, none, sizeof(Scalar)) <
-         0.5 * double(nnz);
+  return host.col != nullptr && short_clustered_rows(host.m, host.nnz(), [&] {
+           const std::vector<Ordinal> none;
+           return analysis::x_sectors(host.row_ptr, host.col, host.m, none, none, sizeof(Scalar));
+         });
 }
 
 }  // namespace
@@ -161,7 +167,9 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
                                                     const DevicePlanInput& in) {
   static_assert(kShortRowCut == Offset{128} * 32, "the profile's short rows are V = 32's");
   if (!a) throw InvalidArgument("csr-vector: no device matrix");
-  const int lanes = lanes_of(in.profile.short_rows);
+  const bool clustered =
+      in.x_sectors >= 0 && short_clustered_rows(a->m, a->nnz, [&] { return in.x_sectors; });
+  const int lanes = clustered ? 1 : lanes_of(in.profile.short_rows);
   const Offset threshold = analysis::csr_vector_long_row_threshold(lanes);
   LongRowPath<Scalar> path(long_row_bound(in.profile, threshold) > 0
                                ? in.long_rows(threshold, kLongRowChunkNnz)

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/bfs_order.hpp"
 #include "backends/cuda/cg_vectors.hpp"
 #include "backends/cuda/complex.hpp"
 #include "backends/cuda/csr_vector.hpp"
@@ -202,9 +203,11 @@ void check_device_pointer(const void* p, int device, const char* name) {
   }
 }
 
+// x_sectors: DevicePlanInput::x_sectors (negative where not counted).
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
-                                                  const Options& options, cudaStream_t stream);
+                                                  const Options& options, cudaStream_t stream,
+                                                  double x_sectors = -1);
 
 // Everything that lives on the operator's device, created and freed with that device current.
 template <class Scalar>
@@ -298,6 +301,9 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       throw UnsupportedError("reorder stripes: real values of a matrix given on the host");
     const bool any_csr = !stripes && std::any_of(chosen.begin(), chosen.end(),
                                                  [](auto* row) { return row->uses_device_csr; });
+    // A CSR uploaded beforehand from the host matrix (Reorder::Bfs's A, not reordered) that no
+    // kernel runs on goes: the host copy serves the transpose.
+    if (!any_csr && src.a && src.keep) r_->a.reset();
     const auto t_upload = Clock::now();
     phase.reset();
     phase.emplace("kspmv::setup::upload");
@@ -806,7 +812,8 @@ namespace {
 // pointer (and entries) the host plans from.
 template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<DeviceCsr<Scalar>> a,
-                                                  const Options& options, cudaStream_t stream) {
+                                                  const Options& options, cudaStream_t stream,
+                                                  double x_sectors) {
   const Kernel k = options.kernel;
   const bool planned_here =
       k == Kernel::Auto ? !options.autotune : kernel_row<Scalar>(k).make_on_device != nullptr;
@@ -818,7 +825,7 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
     KSPMV_CUDA_CHECK(cudaMemcpyAsync(&h, sums.data(), sizeof h, cudaMemcpyDeviceToHost, stream));
     KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
     sums.free_after(stream);
-    DevicePlanInput in{to_profile(h, a->n), nullptr, nullptr, stream};
+    DevicePlanInput in{to_profile(h, a->n), nullptr, nullptr, stream, x_sectors};
     const DeviceOffset* rows = a->row_ptr.data();
     const Ordinal m = a->m;
     in.long_rows = [&in, rows, m, stream](Offset threshold, Offset chunk) {
@@ -844,7 +851,71 @@ std::unique_ptr<OperatorImpl<Scalar>> from_device(int device, std::shared_ptr<De
   return std::make_unique<DeviceOperator<Scalar>>(device, src, options, Placement{}, stream);
 }
 
+// Reorder::Bfs on the device: A uploaded and ordered there (bfs_order.cu); permuted() builds
+// P A P^T from that copy and the operator on it, planned as a matrix given in device memory.
+template <class Scalar>
+class CudaOrdering final : public DeviceOrdering<Scalar> {
+ public:
+  CudaOrdering(int device, const CsrPointers<Scalar>& a, cudaStream_t stream) : device_(device) {
+    const auto t0 = Clock::now();
+    a_ = std::make_shared<DeviceCsr<Scalar>>(DeviceCsr<Scalar>::upload_on(a, stream));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+    this->upload_ms = ms_since(t0);
+    BfsPermutation p = bfs_order(a_->row_ptr.data(), a_->col.data(), a_->m, stream);
+    this->perm.resize(a_->m);
+    p.perm.download(this->perm.data(), this->perm.size());
+    p_ = std::move(p);
+  }
+
+  std::unique_ptr<OperatorImpl<Scalar>> permuted(const Options& options, double x_sectors,
+                                                 DeviceStream stream) override {
+    DeviceGuard guard(device_);
+    auto b = std::make_shared<DeviceCsr<Scalar>>(permute_symmetric(*a_, p_, stream));
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));  // A and the permutation are given back
+    a_.reset();
+    p_ = BfsPermutation();
+    return from_device(device_, std::move(b), options, stream, x_sectors);
+  }
+
+  std::unique_ptr<OperatorImpl<Scalar>> unpermuted(const CsrPointers<Scalar>& a,
+                                                   std::shared_ptr<const void> keep,
+                                                   const Options& options,
+                                                   DeviceStream stream) override {
+    DeviceGuard guard(device_);
+    p_ = BfsPermutation();
+    return std::make_unique<DeviceOperator<Scalar>>(
+        device_, Source<Scalar>{a, std::move(a_), nullptr, std::move(keep)}, options, Placement{},
+        stream);
+  }
+
+ private:
+  int device_;
+  std::shared_ptr<DeviceCsr<Scalar>> a_;
+  BfsPermutation p_;
+};
+
 }  // namespace
+
+template <class Scalar>
+std::unique_ptr<DeviceOrdering<Scalar>> order_on_device(const CsrPointers<Scalar>& a,
+                                                        const Options& options,
+                                                        cudaStream_t stream) {
+  const Offset nnz = a.nnz();
+  const Kernel k = options.kernel;
+  if (a.m != a.n || !narrow_offsets(nnz) ||
+      (k != Kernel::Auto && kernel_row<Scalar>(k).info.residency == Residency::Streamed))
+    return nullptr;
+  const int device = checked_device(options);
+  DeviceGuard guard(device);
+  // A, the ordering's arrays (ten of 4 bytes a row at most), then A and P A P^T with its sort's
+  // copy of the entries, and the vectors.
+  const double csr =
+      double(nnz) * (sizeof(Scalar) + sizeof(Ordinal)) + (double(a.m) + 1) * sizeof(DeviceOffset);
+  if (3 * csr + 40.0 * a.m + 2.0 * a.m * sizeof(Scalar) > double(device_budget(options)))
+    return nullptr;
+  const Phase phase("kspmv::setup::reorder");
+  return std::make_unique<CudaOrdering<Scalar>>(device, a, stream);
+}
 
 template std::unique_ptr<OperatorImpl<float>> make_operator(const CsrPointers<float>&,
                                                             const Options&,
@@ -858,6 +929,10 @@ template std::unique_ptr<OperatorImpl<float>> make_operator(const DeviceCsrArray
                                                             const Options&, cudaStream_t);
 template std::unique_ptr<OperatorImpl<double>> make_operator(const DeviceCsrArrays<double>&,
                                                              const Options&, cudaStream_t);
+template std::unique_ptr<DeviceOrdering<float>> order_on_device(const CsrPointers<float>&,
+                                                                const Options&, cudaStream_t);
+template std::unique_ptr<DeviceOrdering<double>> order_on_device(const CsrPointers<double>&,
+                                                                 const Options&, cudaStream_t);
 #define KSPMV_INSTANTIATE(S)                                                             \
   template std::unique_ptr<OperatorImpl<S>> make_operator(                               \
       const CsrPointers<S>&, const Options&, std::shared_ptr<const void>, cudaStream_t); \

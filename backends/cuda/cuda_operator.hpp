@@ -114,4 +114,13 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator(const DeviceCsrArrays<Scalar
                                                     const Options& options,
                                                     cudaStream_t stream = nullptr);
 
+// Reorder::Bfs of the square matrix `a` on options.devices[0]: A uploaded (on `stream`) and
+// ordered there (bfs_order.cu), the permutation read back. nullptr, with nothing done, where the
+// ordering does not run there: 64-bit offsets, a streamed kernel, or A with P A P^T and their
+// scratch would not fit in the memory the operator may use (then the host orders it).
+template <class Scalar>
+std::unique_ptr<DeviceOrdering<Scalar>> order_on_device(const CsrPointers<Scalar>& a,
+                                                        const Options& options,
+                                                        cudaStream_t stream = nullptr);
+
 }  // namespace kspmv::cuda

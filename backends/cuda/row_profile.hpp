@@ -49,6 +49,9 @@ struct DevicePlanInput {
   // Where the set-up queues its device work (a library's analysis): null, the legacy default
   // stream. A non-blocking stream lets that work run beside copies on the legacy stream.
   cudaStream_t stream = nullptr;
+  // x's sectors by the locality model (analysis::x_sectors) where the set-up has counted them
+  // (Reorder::Bfs's P A P^T), else negative: CSR-Vector's thread a row for clustered columns.
+  double x_sectors = -1;
 };
 
 // Enqueues on `stream`, for the m rows whose pointer is src[0..m] (64-bit, device memory of this

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kspmv/analysis/locality.hpp"
+#include "kspmv/analysis/ordering.hpp"
 #include "kspmv/core/error.hpp"
 #include "kspmv/core/region.hpp"
 #include "kspmv/core/timer.hpp"
@@ -140,18 +141,20 @@ void Operator<Scalar>::init(const CsrMatrix<Scalar>& a, DeviceStream stream) {
   ncols_ = a.ncols;
   if (options_.validate) a.validate();
   nnz_ = static_cast<std::size_t>(a.nnz());
-  const CsrMatrix<Scalar> b = reordered(a);
-  Options resolved = options_;  // the backend builds the stripes Auto chose
-  resolved.reorder = reorder_;
-  impl_ = detail::make_operator_impl(b, resolved, stream);
-  if (reorder_ == Reorder::Stripes && impl_->residency() == Residency::Streamed) {
-    if (options_.reorder == Reorder::Stripes)
-      throw UnsupportedError(
-          "Operator: reorder stripes keeps the matrix resident, and it does not "
-          "fit the device memory kspmv may use (it would be streamed)");
-    reorder_ = Reorder::None;  // Auto's stripes were left out by the streamed CUDA operator
+  const CsrMatrix<Scalar> b = reordered(a, stream);
+  if (!impl_) {                   // not built on the device with its ordering
+    Options resolved = options_;  // the backend builds the stripes Auto chose
+    resolved.reorder = reorder_;
+    impl_ = detail::make_operator_impl(b, resolved, stream);
+    if (reorder_ == Reorder::Stripes && impl_->residency() == Residency::Streamed) {
+      if (options_.reorder == Reorder::Stripes)
+        throw UnsupportedError(
+            "Operator: reorder stripes keeps the matrix resident, and it does not "
+            "fit the device memory kspmv may use (it would be streamed)");
+      reorder_ = Reorder::None;  // Auto's stripes were left out by the streamed CUDA operator
+    }
+    source_ = b;  // shared: Mode::Transpose builds from it
   }
-  source_ = b;  // shared: Mode::Transpose builds from it
   if (!perm_.empty() && options_.backend == Backend::Cuda)
     device_permuter_ = detail::make_vector_permutation<Scalar>(perm_, options_.backend,
                                                                Place::Device, options_.devices[0]);
@@ -179,7 +182,62 @@ bool Operator<Scalar>::takes_stripes(const CsrMatrix<Scalar>& a, std::size_t cac
 }
 
 template <class Scalar>
-CsrMatrix<Scalar> Operator<Scalar>::reordered(const CsrMatrix<Scalar>& a) {
+bool Operator<Scalar>::reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t cache,
+                                         DeviceStream stream, Clock::time_point t0) {
+  if (options_.reorder != Reorder::Auto && options_.reorder != Reorder::Bfs) return false;
+  if constexpr (is_complex_v<Scalar>) {
+    return false;
+  } else {
+    const bool permuted = options_.permuted_applies;
+    const Offset* row_ptr = a.row_ptr.data();
+    const Ordinal* col = a.col_idx.data();
+    double before = -1;  // A's bytes by the model, counted once
+    if (options_.reorder == Reorder::Auto) {
+      analysis::ReorderEstimate bound;
+      if (!analysis::reorder_can_pay(row_ptr, col, a.nrows, sizeof(Scalar), cache, permuted,
+                                     bound)) {
+        reorder_model_ = bound.before > 0 ? bound.bytes(permuted) / bound.before : 0;
+        return true;  // none, no ordering computed
+      }
+      before = bound.before;  // x does not fit the cache: A's bytes (apply_bytes)
+    }
+    std::unique_ptr<DeviceOrdering<Scalar>> ordering = detail::order_on_device(a, options_, stream);
+    if (!ordering) return false;
+    if (before < 0) before = analysis::apply_bytes(row_ptr, col, a.nrows, sizeof(Scalar));
+    const analysis::ReorderEstimate e = analysis::estimate_reorder(
+        row_ptr, col, a.nrows, ordering->perm, analysis::inverse_permutation(ordering->perm),
+        sizeof(Scalar), before, permuted);
+    reorder_model_ = e.before > 0 ? e.bytes(permuted) / e.before : 0;
+    // reorder_ms: the ordering's own time, not A's upload (which the operator's set-up has in any
+    // case) nor, where the ordering is rejected, the operator's construction.
+    const double upload_ms = ordering->upload_ms;
+    if (options_.reorder == Reorder::Auto && !e.pays(permuted)) {
+      reorder_ms_ = ms_since(t0) - upload_ms;
+      // A as it is, from the upload the ordering ran on.
+      const CsrPointers<Scalar> p{row_ptr, col, a.values.data(), a.nrows, a.ncols};
+      impl_ =
+          ordering->unpermuted(p, std::make_shared<const CsrMatrix<Scalar>>(a), options_, stream);
+      source_ = a;
+      return true;
+    }
+    reorder_ = Reorder::Bfs;
+    perm_ = std::move(ordering->perm);
+    original_ = a;
+    impl_ = ordering->permuted(options_, e.x_sectors, stream);
+    reorder_ms_ = ms_since(t0) - upload_ms;
+    return true;
+  }
+}
+
+template <class Scalar>
+const CsrMatrix<Scalar>& Operator<Scalar>::host_source() {
+  if (source_.row_ptr.extent(0) == 0 && !perm_.empty())
+    source_ = permute_symmetric(original_, perm_);
+  return source_;
+}
+
+template <class Scalar>
+CsrMatrix<Scalar> Operator<Scalar>::reordered(const CsrMatrix<Scalar>& a, DeviceStream stream) {
   if (options_.reorder == Reorder::None) return a;
   const auto t0 = Clock::now();
   // On CUDA the gathers of x hit the first device's L2 before memory (the host: not modelled).
@@ -195,6 +253,10 @@ CsrMatrix<Scalar> Operator<Scalar>::reordered(const CsrMatrix<Scalar>& a) {
     throw InvalidArgument(std::string("Operator: reorder ") + to_string(options_.reorder) +
                           " permutes a square matrix symmetrically (P A P^T); this one is " +
                           std::to_string(a.nrows) + " x " + std::to_string(a.ncols));
+  }
+  if (reorder_on_device(a, cache, stream, t0)) {
+    if (!impl_) reorder_ms_ = ms_since(t0);
+    return a;
   }
   const bool permuted = options_.permuted_applies;
   analysis::ReorderChoice choice =
@@ -262,7 +324,7 @@ OperatorImpl<Scalar>& Operator<Scalar>::impl(Mode mode) {
   if (!transpose_) {
     transpose_ = a.make_transpose();
     if (!transpose_) {
-      if (source_.row_ptr.extent(0) == 0)
+      if (host_source().row_ptr.extent(0) == 0)
         throw UnsupportedError("apply: this operator has no transpose (built from device arrays)");
       Options o = options_;
       o.validate = false;  // the transpose of a checked matrix
@@ -457,8 +519,8 @@ void Operator<Scalar>::update_values(DeviceStream stream, const Scalar* values, 
     HostView<Scalar> given = make_host_view<Scalar>("values", device_memory ? count : 0);
     if (device_memory) detail::copy_device_to_host(given.data(), values, count * sizeof(Scalar));
     permuted = make_host_view<Scalar>("values", count);
-    permute_values(original_, perm_, source_.row_ptr.data(), device_memory ? given.data() : values,
-                   permuted.data());
+    permute_values(original_, perm_, host_source().row_ptr.data(),
+                   device_memory ? given.data() : values, permuted.data());
     values = permuted.data();
     device_memory = false;
   }

@@ -46,6 +46,7 @@
 //   the same Operator throws InvalidArgument instead of racing.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -313,8 +314,17 @@ class Operator {
     update_values(stream, values.data(), values.extent(0),
                   detail::place_of<typename V::memory_space>(options_.backend) == Place::Device);
   }
-  // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself.
-  CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a);
+  // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself; or
+  // impl_ built on the device on P A P^T (reorder_on_device), `a` returned unused.
+  CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a, DeviceStream stream);
+  // Reorder::Bfs, or Auto's choice of it, on the CUDA device (detail::order_on_device): false
+  // where the device does not order `a` (then the host does); true where it has decided, with
+  // impl_ built (on P A P^T where bfs is kept, on A otherwise) and reorder_ms_ set once the
+  // ordering ran. `cache`: the device's L2; t0: when the reordering started.
+  bool reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t cache, DeviceStream stream,
+                         std::chrono::steady_clock::time_point t0);
+  // source_, made from original_ and perm_ on first use where the device built P A P^T.
+  const CsrMatrix<Scalar>& host_source();
   // Whether the operator runs `a` in column stripes (Reorder::Stripes, or Auto where the model
   // says they pay; reorder_model_ set); `cache`: the L2 of the device (0 off CUDA).
   bool takes_stripes(const CsrMatrix<Scalar>& a, std::size_t cache);
@@ -359,6 +369,7 @@ class Operator {
   OperatorImpl<Scalar>* last_ = nullptr;  // the operator (or its transpose) of the last apply
   std::unique_ptr<OperatorImpl<Scalar>> transpose_;  // built on the first Mode::Transpose
   CsrMatrix<Scalar> source_;          // the host matrix (shared) that the transpose comes from
+                                      // (host_source())
   std::shared_ptr<const void> keep_;  // the caller's Views when built from Views
   Reorder reorder_ = Reorder::None;
   std::vector<Ordinal> perm_;    // perm[new] = old; empty without reordering

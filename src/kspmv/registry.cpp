@@ -235,6 +235,22 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const CsrMatrix<Scalar>
 }
 
 template <class Scalar>
+std::unique_ptr<DeviceOrdering<Scalar>> order_on_device(const CsrMatrix<Scalar>& a,
+                                                        const Options& o, DeviceStream stream) {
+#ifdef KSPMV_HAVE_CUDA
+  if constexpr (!is_complex_v<Scalar>) {
+    if (o.backend == Backend::Cuda && o.devices.size() == 1 && o.residency != Residency::Streamed) {
+      const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                                  a.ncols};
+      return cuda::order_on_device(p, o, stream);
+    }
+  }
+#endif
+  (void)a, (void)o, (void)stream;
+  return nullptr;
+}
+
+template <class Scalar>
 std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<Scalar>& a,
                                                          const Options& o, DeviceStream stream) {
   if (!runs_on_device(o.backend))
@@ -281,6 +297,10 @@ template std::unique_ptr<OperatorImpl<float>> make_operator_impl(const DeviceCsr
                                                                  const Options&, DeviceStream);
 template std::unique_ptr<OperatorImpl<double>> make_operator_impl(const DeviceCsrArrays<double>&,
                                                                   const Options&, DeviceStream);
+template std::unique_ptr<DeviceOrdering<float>> order_on_device(const CsrMatrix<float>&,
+                                                                const Options&, DeviceStream);
+template std::unique_ptr<DeviceOrdering<double>> order_on_device(const CsrMatrix<double>&,
+                                                                 const Options&, DeviceStream);
 template std::unique_ptr<VectorPermutation<float>> make_vector_permutation(
     const std::vector<Ordinal>&, Backend, Place, int);
 template std::unique_ptr<VectorPermutation<double>> make_vector_permutation(

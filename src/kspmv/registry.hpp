@@ -73,6 +73,14 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
                                                          const Options& options,
                                                          DeviceStream stream = nullptr);
 
+// Reorder::Bfs of the square matrix `a` found on the CUDA device options.devices[0] (one device,
+// real values): cuda::order_on_device. nullptr where it does not run there (another backend, a
+// build without CUDA, complex values, 64-bit offsets, too little device memory): the host orders.
+template <class Scalar>
+std::unique_ptr<DeviceOrdering<Scalar>> order_on_device(const CsrMatrix<Scalar>& a,
+                                                        const Options& options,
+                                                        DeviceStream stream = nullptr);
+
 // Gathers and scatters through perm (perm[new] = old) for vectors in host memory, or in the
 // memory of `device` (the CUDA backend; UnsupportedError for kokkos-default on a device).
 template <class Scalar>

@@ -216,4 +216,24 @@ class OperatorImpl {
   virtual Timings timings() const = 0;
 };
 
+// Reorder::Bfs of a square matrix found on a device (analysis::bfs_order's permutation, read
+// back), with the matrix uploaded there, and the operator of P A P^T built there from it.
+template <class Scalar>
+class DeviceOrdering {
+ public:
+  virtual ~DeviceOrdering() = default;
+  std::vector<Ordinal> perm;  // perm[new] = old
+  double upload_ms = 0;       // of A, which the operator keeps (of P A P^T: moved on the device)
+  // The operator of P A P^T (once; the ordering's device memory goes to it or back). `x_sectors`:
+  // x's sectors on P A P^T by the locality model (analysis::x_sectors), for Kernel::Auto's plan.
+  virtual std::unique_ptr<OperatorImpl<Scalar>> permuted(const Options& options, double x_sectors,
+                                                         DeviceStream stream) = 0;
+  // Or the operator of A itself, from the same upload (the host's matrix `a` is the one ordered;
+  // `keep` owns its arrays): where the ordering is not kept.
+  virtual std::unique_ptr<OperatorImpl<Scalar>> unpermuted(const CsrPointers<Scalar>& a,
+                                                           std::shared_ptr<const void> keep,
+                                                           const Options& options,
+                                                           DeviceStream stream) = 0;
+};
+
 }  // namespace kspmv
