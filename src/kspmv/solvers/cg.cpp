@@ -6,10 +6,12 @@
 #include "kspmv/solvers/cg.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kspmv/core/error.hpp"
+#include "kspmv/core/parallel.hpp"
 
 namespace kspmv {
 
@@ -109,14 +111,19 @@ CgResult cg(Operator<S>& a, const S* b, S* x, const CgOptions& o, const Jacobi<S
   if (perm.empty()) return cg_in_order(a, b, x, o, d, monitor);
   const std::size_t n = perm.size();
   std::vector<S> pb(n), px(n), pd(d ? n : 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    pb[i] = b[perm[i]];
-    px[i] = x[perm[i]];
-    if (d) pd[i] = d[perm[i]];
-  }
+  constexpr std::int64_t kGrain = std::int64_t(1) << 16;  // random reads: on every host thread
+  parallel_blocks(static_cast<std::int64_t>(n), kGrain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      pb[i] = b[perm[i]];
+      px[i] = x[perm[i]];
+      if (d) pd[i] = d[perm[i]];
+    }
+  });
   const PermutedOrder<S> order(a);
   const CgResult res = cg_in_order(a, pb.data(), px.data(), o, d ? pd.data() : nullptr, monitor);
-  for (std::size_t i = 0; i < n; ++i) x[perm[i]] = px[i];
+  parallel_blocks(static_cast<std::int64_t>(n), kGrain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) x[perm[i]] = px[i];
+  });
   return res;
 }
 
