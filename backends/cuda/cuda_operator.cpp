@@ -863,6 +863,8 @@ class CudaOrdering final : public DeviceOrdering<Scalar> {
     this->upload_ms = ms_since(t0);
     BfsPermutation p = bfs_order(a_->row_ptr.data(), a_->col.data(), a_->m, stream);
     this->perm.resize(a_->m);
+    // The sort ran on `stream`, which the legacy stream of the download need not wait for.
+    KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
     p.perm.download(this->perm.data(), this->perm.size());
     p_ = std::move(p);
   }
