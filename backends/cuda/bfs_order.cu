@@ -33,7 +33,7 @@ __global__ void unvisited_kernel(Ordinal* level, Ordinal* seed, Ordinal n) {
 // The round's seeds: every spacing-th vertex not yet reached, at level `depth`.
 __global__ void seed_kernel(Ordinal* level, Ordinal* seed, Ordinal n, Ordinal spacing,
                             Ordinal depth, Ordinal* front, Ordinal* count) {
-  KSPMV_GRID_STRIDE(k, (n + spacing - 1) / spacing) {
+  KSPMV_GRID_STRIDE(k, (static_cast<long long>(n) + spacing - 1) / spacing) {
     const Ordinal v = static_cast<Ordinal>(k * spacing);
     if (level[v] < 0) {
       level[v] = depth;
@@ -111,9 +111,10 @@ void with_temp(cudaStream_t stream, Call call) {
   temp.free_after(stream);
 }
 
-int bit_width(Ordinal n) {
+// The bits of the values below `bound` (at most 31: seeds are Ordinals).
+int bit_width(long long bound) {
   int bits = 0;
-  while (bits < 31 && (Ordinal(1) << bits) < n) ++bits;
+  while (bits < 31 && (1LL << bits) < bound) ++bits;
   return bits;
 }
 
@@ -140,8 +141,9 @@ BfsPermutation bfs_order(const DeviceOffset* row_ptr, const Ordinal* col, Ordina
   Ordinal depth = 0;  // analysis::bfs_order's rounds and levels, step for step
   for (Ordinal spacing = analysis::kBfsSeedSpacing;;
        spacing = std::max<Ordinal>(1, spacing / analysis::kBfsSeedShrink)) {
-    seed_kernel<<<grid_for((n + spacing - 1) / spacing), kBlock, 0, stream>>>(
-        level.data(), seed.data(), n, spacing, depth, front.data(), count.data());
+    seed_kernel<<<grid_for((static_cast<long long>(n) + spacing - 1) / spacing), kBlock, 0,
+                  stream>>>(level.data(), seed.data(), n, spacing, depth, front.data(),
+                            count.data());
     KSPMV_CUDA_CHECK(cudaGetLastError());
     for (Ordinal size = counted(); size > 0; ++depth) {
       expand_kernel<<<grid_for(size), kBlock, 0, stream>>>(row_ptr, col, front.data(), size, depth,
@@ -158,7 +160,7 @@ BfsPermutation bfs_order(const DeviceOffset* row_ptr, const Ordinal* col, Ordina
   key_kernel<<<grid_for(n), kBlock, 0, stream>>>(level.data(), seed.data(), n, keys.data(),
                                                  front.data());
   KSPMV_CUDA_CHECK(cudaGetLastError());
-  const int end_bit = 32 + bit_width(n + 1);
+  const int end_bit = 32 + bit_width(static_cast<long long>(n) + 1);
   with_temp(stream, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, keys.data(), sorted.data(), front.data(),
                                            out.perm.data(), n, 0, end_bit, stream);

@@ -869,11 +869,22 @@ class CudaOrdering final : public DeviceOrdering<Scalar> {
     p_ = std::move(p);
   }
 
+  ~CudaOrdering() override {
+    on_device_noexcept(device_, [&] {
+      a_.reset();
+      p_ = BfsPermutation();
+    });
+  }
+  CudaOrdering(const CudaOrdering&) = delete;
+  CudaOrdering& operator=(const CudaOrdering&) = delete;
+
   std::unique_ptr<OperatorImpl<Scalar>> permuted(const Options& options, double x_sectors,
                                                  DeviceStream stream) override {
     DeviceGuard guard(device_);
+    const auto t0 = Clock::now();
     auto b = std::make_shared<DeviceCsr<Scalar>>(permute_symmetric(*a_, p_, stream));
     KSPMV_CUDA_CHECK(cudaStreamSynchronize(stream));  // A and the permutation are given back
+    this->permute_ms = ms_since(t0);
     a_.reset();
     p_ = BfsPermutation();
     return from_device(device_, std::move(b), options, stream, x_sectors);
@@ -909,8 +920,8 @@ std::unique_ptr<DeviceOrdering<Scalar>> order_on_device(const CsrPointers<Scalar
     return nullptr;
   const int device = checked_device(options);
   DeviceGuard guard(device);
-  // A, the ordering's arrays (ten of 4 bytes a row at most), then A and P A P^T with its sort's
-  // copy of the entries, and the vectors.
+  // A and P A P^T (with room for a third copy), the ordering's arrays (at most thirteen words of
+  // 4 bytes a row while it sorts, counting CUB's copies) and the vectors.
   const double csr =
       double(nnz) * (sizeof(Scalar) + sizeof(Ordinal)) + (double(a.m) + 1) * sizeof(DeviceOffset);
   if (3 * csr + 40.0 * a.m + 2.0 * a.m * sizeof(Scalar) > double(device_budget(options)))

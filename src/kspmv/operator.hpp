@@ -318,9 +318,10 @@ class Operator {
   // impl_ built on the device on P A P^T (reorder_on_device), `a` returned unused.
   CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a, DeviceStream stream);
   // Reorder::Bfs, or Auto's choice of it, on the CUDA device (detail::order_on_device): false
-  // where the device does not order `a` (then the host does); true where it has decided, with
-  // impl_ built (on P A P^T where bfs is kept, on A otherwise) and reorder_ms_ set once the
-  // ordering ran. `cache`: the device's L2; t0: when the reordering started.
+  // where the device does not order `a` (then the host does); true where it has decided: none
+  // without an ordering (Auto's reorder_can_pay; impl_ not built), or after the ordering ran,
+  // with impl_ built (on P A P^T where bfs is kept, on A otherwise) and reorder_ms_ set.
+  // `cache`: the device's L2; t0: when the reordering started.
   bool reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t cache, DeviceStream stream,
                          std::chrono::steady_clock::time_point t0);
   // source_, made from original_ and perm_ on first use where the device built P A P^T.
@@ -376,6 +377,7 @@ class Operator {
   CsrMatrix<Scalar> original_;   // the caller's matrix (shared) that source_ permutes
   bool permuted_order_ = false;  // use_permuted_order
   double reorder_ms_ = 0, reorder_model_ = 0;
+  double device_upload_ms_ = 0;  // A's upload where the ordering ran on the device
   std::unique_ptr<VectorPermutation<Scalar>> host_permuter_, device_permuter_;
   std::unique_ptr<std::mutex> busy_ = std::make_unique<std::mutex>();  // claim()'s
 };

@@ -71,9 +71,10 @@ struct Timings {
   double upload_ms = 0;      //   the matrix into device memory (its allocation and copies)
   double setup_ms = 0;       //   the rest: kernels' plans, the exchange's set-up, buffers
   double tune_ms = 0;        //   timing the candidates of the Auto exchange
-  // Options::reorder, on the host and not in preprocess_ms: the ordering (Auto: every candidate
-  // and the model) and P A P^T; the model's bytes of the permuted apply with its gather and
-  // scatter (without them under Options::permuted_applies; stripes: the striped apply's bytes)
+  // Options::reorder, not in preprocess_ms: the ordering (Auto: the candidate and the model) and
+  // P A P^T, on the host, or on the GPU for Reorder::Bfs there (A's upload, which the operator
+  // keeps, counted in upload_ms instead); the model's bytes of the permuted apply with its gather
+  // and scatter (without them under Options::permuted_applies; stripes: the striped apply's bytes)
   // over those of the apply on A (analysis/locality.hpp; 0 without a model's estimate).
   double reorder_ms = 0;
   double reorder_model = 0;
@@ -224,6 +225,7 @@ class DeviceOrdering {
   virtual ~DeviceOrdering() = default;
   std::vector<Ordinal> perm;  // perm[new] = old
   double upload_ms = 0;       // of A, which the operator keeps (of P A P^T: moved on the device)
+  double permute_ms = 0;      // of P A P^T on the device, once permuted() has run
   // The operator of P A P^T (once; the ordering's device memory goes to it or back). `x_sectors`:
   // x's sectors on P A P^T by the locality model (analysis::x_sectors), for Kernel::Auto's plan.
   virtual std::unique_ptr<OperatorImpl<Scalar>> permuted(const Options& options, double x_sectors,
