@@ -210,10 +210,9 @@ bool Operator<Scalar>::reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t
     reorder_model_ = e.before > 0 ? e.bytes(permuted) / e.before : 0;
     // reorder_ms: the ordering's own time, not A's upload (upload_ms) nor the operator's
     // construction.
-    const double upload_ms = ordering->upload_ms;
+    device_upload_ms_ = ordering->upload_ms;
+    reorder_ms_ = ms_since(t0) - device_upload_ms_;
     if (options_.reorder == Reorder::Auto && !e.pays(permuted)) {
-      reorder_ms_ = ms_since(t0) - upload_ms;
-      device_upload_ms_ = upload_ms;
       // A as it is, from the upload the ordering ran on.
       const CsrPointers<Scalar> p{row_ptr, col, a.values.data(), a.nrows, a.ncols};
       impl_ =
@@ -224,10 +223,8 @@ bool Operator<Scalar>::reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t
     reorder_ = Reorder::Bfs;
     perm_ = std::move(ordering->perm);
     original_ = a;
-    const double ordered_ms = ms_since(t0) - upload_ms;
     impl_ = ordering->permuted(options_, e.x_sectors, stream);
-    reorder_ms_ = ordered_ms + ordering->permute_ms;  // the operator's construction apart
-    device_upload_ms_ = upload_ms;
+    reorder_ms_ += ordering->permute_ms;
     return true;
   }
 }
@@ -522,8 +519,7 @@ void Operator<Scalar>::update_values(DeviceStream stream, const Scalar* values, 
     HostView<Scalar> given = make_host_view<Scalar>("values", device_memory ? count : 0);
     if (device_memory) detail::copy_device_to_host(given.data(), values, count * sizeof(Scalar));
     permuted = make_host_view<Scalar>("values", count);
-    permute_values(original_, perm_, host_source().row_ptr.data(),
-                   device_memory ? given.data() : values, permuted.data());
+    permute_values(original_, perm_, device_memory ? given.data() : values, permuted.data());
     values = permuted.data();
     device_memory = false;
   }

@@ -324,7 +324,8 @@ class Operator {
   // `cache`: the device's L2; t0: when the reordering started.
   bool reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t cache, DeviceStream stream,
                          std::chrono::steady_clock::time_point t0);
-  // source_, made from original_ and perm_ on first use where the device built P A P^T.
+  // source_, made from original_ and perm_ on first use where the device built P A P^T (a
+  // transpose the device operator does not make itself).
   const CsrMatrix<Scalar>& host_source();
   // Whether the operator runs `a` in column stripes (Reorder::Stripes, or Auto where the model
   // says they pay; reorder_model_ set); `cache`: the L2 of the device (0 off CUDA).

@@ -4,6 +4,7 @@
 #include <Kokkos_Complex.hpp>
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kspmv/analysis/ordering.hpp"
 #include "kspmv/core/error.hpp"
@@ -13,6 +14,17 @@ namespace kspmv {
 
 namespace {
 constexpr std::int64_t kGrain = 1 << 14;  // rows a block of the host threads
+
+// The row pointer of P A P^T into out[0..n]: row i is row perm[i] of A.
+template <class Scalar>
+void permuted_offsets(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm, Offset* out) {
+  const Ordinal n = a.nrows;
+  out[0] = 0;
+  parallel_blocks(n, kGrain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) out[i + 1] = a.row_length(perm[i]);
+  });
+  inclusive_scan(out + 1, n);
+}
 }  // namespace
 
 template <class Scalar>
@@ -24,11 +36,7 @@ CsrMatrix<Scalar> permute_symmetric(const CsrMatrix<Scalar>& a, const std::vecto
   const Ordinal n = a.nrows;
   const std::vector<Ordinal> inv = analysis::inverse_permutation(perm);
   CsrMatrix<Scalar> b(n, n, a.nnz());
-  b.row_ptr(0) = 0;
-  parallel_blocks(n, kGrain, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) b.row_ptr(i + 1) = a.row_length(perm[i]);
-  });
-  inclusive_scan(b.row_ptr.data() + 1, n);
+  permuted_offsets(a, perm, b.row_ptr.data());
   parallel_blocks(n, kGrain, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       const Offset from = a.row_ptr(perm[i]), to = b.row_ptr(i), len = b.row_ptr(i + 1) - to;
@@ -42,26 +50,27 @@ CsrMatrix<Scalar> permute_symmetric(const CsrMatrix<Scalar>& a, const std::vecto
 }
 
 template <class Scalar>
-void permute_values(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm,
-                    const Offset* permuted_row_ptr, const Scalar* in, Scalar* out) {
+void permute_values(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm, const Scalar* in,
+                    Scalar* out) {
+  std::vector<Offset> to(static_cast<std::size_t>(a.nrows) + 1);
+  permuted_offsets(a, perm, to.data());
   parallel_blocks(a.nrows, kGrain, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       const Offset from = a.row_ptr(perm[i]);
-      std::copy(in + from, in + from + a.row_length(perm[i]), out + permuted_row_ptr[i]);
+      std::copy(in + from, in + from + a.row_length(perm[i]), out + to[i]);
     }
   });
 }
 
 template CsrMatrix<float> permute_symmetric(const CsrMatrix<float>&, const std::vector<Ordinal>&);
 template CsrMatrix<double> permute_symmetric(const CsrMatrix<double>&, const std::vector<Ordinal>&);
-template void permute_values(const CsrMatrix<float>&, const std::vector<Ordinal>&, const Offset*,
-                             const float*, float*);
-template void permute_values(const CsrMatrix<double>&, const std::vector<Ordinal>&, const Offset*,
-                             const double*, double*);
-#define KSPMV_INSTANTIATE(S)                                                                    \
-  template CsrMatrix<S> permute_symmetric(const CsrMatrix<S>&, const std::vector<Ordinal>&);    \
-  template void permute_values(const CsrMatrix<S>&, const std::vector<Ordinal>&, const Offset*, \
-                               const S*, S*);
+template void permute_values(const CsrMatrix<float>&, const std::vector<Ordinal>&, const float*,
+                             float*);
+template void permute_values(const CsrMatrix<double>&, const std::vector<Ordinal>&, const double*,
+                             double*);
+#define KSPMV_INSTANTIATE(S)                                                                 \
+  template CsrMatrix<S> permute_symmetric(const CsrMatrix<S>&, const std::vector<Ordinal>&); \
+  template void permute_values(const CsrMatrix<S>&, const std::vector<Ordinal>&, const S*, S*);
 KSPMV_INSTANTIATE(Kokkos::complex<float>)
 KSPMV_INSTANTIATE(Kokkos::complex<double>)
 #undef KSPMV_INSTANTIATE

@@ -15,9 +15,9 @@ template <class Scalar>
 CsrMatrix<Scalar> permute_symmetric(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm);
 
 // The values of permute_symmetric(a, perm) from values in a's CSR order: out[b.row_ptr(i) + j]
-// = in[a.row_ptr(perm[i]) + j].
+// = in[a.row_ptr(perm[i]) + j], b's row pointer found from a's row lengths (O(n)), without b.
 template <class Scalar>
-void permute_values(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm,
-                    const Offset* permuted_row_ptr, const Scalar* in, Scalar* out);
+void permute_values(const CsrMatrix<Scalar>& a, const std::vector<Ordinal>& perm, const Scalar* in,
+                    Scalar* out);
 
 }  // namespace kspmv
