@@ -7,21 +7,12 @@
 
 #include "backends/cuda/bfs_order.hpp"
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/grid_stride.cuh"
 #include "kspmv/analysis/ordering.hpp"
 
 namespace kspmv::cuda {
 
 namespace {
-
-constexpr int kBlock = 256;
-
-unsigned grid_for(long long count) {
-  return static_cast<unsigned>(std::clamp<long long>((count + kBlock - 1) / kBlock, 1, 65535));
-}
-
-#define KSPMV_GRID_STRIDE(i, count)                                                              \
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < (count); \
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
 
 __global__ void unvisited_kernel(Ordinal* level, Ordinal* seed, Ordinal n) {
   KSPMV_GRID_STRIDE(v, n) {
@@ -128,7 +119,7 @@ BfsPermutation bfs_order(const DeviceOffset* row_ptr, const Ordinal* col, Ordina
   DeviceBuffer<Ordinal> level(n, kPooled, stream), seed(n, kPooled, stream);
   DeviceBuffer<Ordinal> front(n, kPooled, stream), next(n, kPooled, stream);
   DeviceBuffer<Ordinal> count(1, kPooled, stream);
-  unvisited_kernel<<<grid_for(n), kBlock, 0, stream>>>(level.data(), seed.data(), n);
+  unvisited_kernel<<<grid_for(n), kStrideBlock, 0, stream>>>(level.data(), seed.data(), n);
   KSPMV_CUDA_CHECK(cudaGetLastError());
   const auto counted = [&] {
     Ordinal c = 0;
@@ -141,14 +132,14 @@ BfsPermutation bfs_order(const DeviceOffset* row_ptr, const Ordinal* col, Ordina
   Ordinal depth = 0;  // analysis::bfs_order's rounds and levels, step for step
   for (Ordinal spacing = analysis::kBfsSeedSpacing;;
        spacing = std::max<Ordinal>(1, spacing / analysis::kBfsSeedShrink)) {
-    seed_kernel<<<grid_for((static_cast<long long>(n) + spacing - 1) / spacing), kBlock, 0,
+    seed_kernel<<<grid_for((static_cast<long long>(n) + spacing - 1) / spacing), kStrideBlock, 0,
                   stream>>>(level.data(), seed.data(), n, spacing, depth, front.data(),
                             count.data());
     KSPMV_CUDA_CHECK(cudaGetLastError());
     for (Ordinal size = counted(); size > 0; ++depth) {
-      expand_kernel<<<grid_for(size), kBlock, 0, stream>>>(row_ptr, col, front.data(), size, depth,
-                                                           level.data(), seed.data(), next.data(),
-                                                           count.data());
+      expand_kernel<<<grid_for(size), kStrideBlock, 0, stream>>>(row_ptr, col, front.data(), size,
+                                                                 depth, level.data(), seed.data(),
+                                                                 next.data(), count.data());
       KSPMV_CUDA_CHECK(cudaGetLastError());
       size = counted();
       std::swap(front, next);
@@ -157,15 +148,15 @@ BfsPermutation bfs_order(const DeviceOffset* row_ptr, const Ordinal* col, Ordina
   }
   // By (seed, level), ties by index: a stable radix sort of the pairs (key, index).
   DeviceBuffer<std::uint64_t> keys(n, kPooled, stream), sorted(n, kPooled, stream);
-  key_kernel<<<grid_for(n), kBlock, 0, stream>>>(level.data(), seed.data(), n, keys.data(),
-                                                 front.data());
+  key_kernel<<<grid_for(n), kStrideBlock, 0, stream>>>(level.data(), seed.data(), n, keys.data(),
+                                                       front.data());
   KSPMV_CUDA_CHECK(cudaGetLastError());
   const int end_bit = 32 + bit_width(static_cast<long long>(n) + 1);
   with_temp(stream, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, keys.data(), sorted.data(), front.data(),
                                            out.perm.data(), n, 0, end_bit, stream);
   });
-  inverse_kernel<<<grid_for(n), kBlock, 0, stream>>>(out.perm.data(), n, out.inv.data());
+  inverse_kernel<<<grid_for(n), kStrideBlock, 0, stream>>>(out.perm.data(), n, out.inv.data());
   KSPMV_CUDA_CHECK(cudaGetLastError());
   for (auto* b : {&level, &seed, &front, &next, &count}) b->free_after(stream);
   keys.free_after(stream);
@@ -183,8 +174,8 @@ DeviceCsr<Scalar> permute_symmetric(const DeviceCsr<Scalar>& a, const BfsPermuta
   b.row_ptr = DeviceBuffer<DeviceOffset>(static_cast<std::size_t>(n) + 1);
   b.col = DeviceBuffer<Ordinal>(a.nnz);
   b.val = DeviceBuffer<Scalar>(a.nnz);
-  length_kernel<<<grid_for(n), kBlock, 0, stream>>>(a.row_ptr.data(), p.perm.data(), n,
-                                                    b.row_ptr.data());
+  length_kernel<<<grid_for(n), kStrideBlock, 0, stream>>>(a.row_ptr.data(), p.perm.data(), n,
+                                                          b.row_ptr.data());
   KSPMV_CUDA_CHECK(cudaGetLastError());
   if (n == 0) {
     KSPMV_CUDA_CHECK(cudaMemsetAsync(b.row_ptr.data(), 0, sizeof(DeviceOffset), stream));
@@ -194,7 +185,7 @@ DeviceCsr<Scalar> permute_symmetric(const DeviceCsr<Scalar>& a, const BfsPermuta
     return cub::DeviceScan::InclusiveSum(temp, bytes, b.row_ptr.data() + 1, b.row_ptr.data() + 1, n,
                                          stream);
   });
-  move_rows_kernel<<<grid_for(n), kBlock, 0, stream>>>(
+  move_rows_kernel<<<grid_for(n), kStrideBlock, 0, stream>>>(
       a.row_ptr.data(), a.col.data(), a.val.data(), p.perm.data(), p.inv.data(), n,
       b.row_ptr.data(), b.col.data(), b.val.data());
   KSPMV_CUDA_CHECK(cudaGetLastError());

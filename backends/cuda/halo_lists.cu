@@ -7,13 +7,13 @@
 #include <string>
 
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/grid_stride.cuh"
 #include "backends/cuda/halo_lists.hpp"
 
 namespace kspmv::cuda {
 
 namespace {
 
-constexpr int kBlock = 256;
 constexpr Offset kReadFirstPerColumn = 8;  // entries per column above which marks are read first
 
 // The device's own spans as kernel arguments (a device has at most a few).
@@ -64,10 +64,6 @@ struct Marked {
   const unsigned* marks;
   __device__ bool operator()(Ordinal j) const { return (marks[j / 32] >> (j % 32)) & 1u; }
 };
-
-unsigned grid_for(long long count) {
-  return static_cast<unsigned>(std::clamp<long long>((count + kBlock - 1) / kBlock, 1, 65535));
-}
 
 // The selection's temporary storage for up to n items.
 std::size_t select_temp_bytes(Ordinal n) {
@@ -132,7 +128,7 @@ void HaloFinder::mark(const Ordinal* col, Offset nnz, int group) {
     own.end[own.count++] = s.begin + s.count;
   }
   const long long quads = reinterpret_cast<std::uintptr_t>(col) % 16 == 0 ? nnz / 4 : 0;
-  mark_kernel<<<grid_for(std::max<long long>(quads, nnz - 4 * quads)), kBlock, 0, stream_>>>(
+  mark_kernel<<<grid_for(std::max<long long>(quads, nnz - 4 * quads)), kStrideBlock, 0, stream_>>>(
       col, nnz, quads, own, read_first_, marks_, reads_ + group);
   check_launch("mark_kernel");
 }

@@ -2,6 +2,7 @@
 
 #include "backends/cuda/check.hpp"
 #include "backends/cuda/complex.hpp"
+#include "backends/cuda/grid_stride.cuh"
 #include "backends/cuda/vector_ops.hpp"
 
 namespace kspmv::cuda {
@@ -43,19 +44,12 @@ __global__ void add_kernel(Scalar* __restrict__ y, const Scalar* __restrict__ p,
     y[i] += p[i];
 }
 
-constexpr int kBlock = 256;
-
-// Blocks of a grid-stride loop over `count` entries.
-int grid_for(Ordinal count) {
-  return static_cast<int>(std::min<long long>((count + kBlock - 1) / kBlock, 65535));
-}
-
 template <bool IndexDst, bool IndexSrc, class Scalar>
 void indexed_copy(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal count,
                   cudaStream_t stream) {
   if (count <= 0) return;
   indexed_copy_kernel<IndexDst, IndexSrc>
-      <<<grid_for(count), kBlock, 0, stream>>>(dst, src, idx, count);
+      <<<grid_for(count), kStrideBlock, 0, stream>>>(dst, src, idx, count);
   check_launch("indexed_copy_kernel");
 }
 
@@ -64,8 +58,8 @@ void indexed_copy(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal co
 template <class Scalar>
 void scale_columns(Scalar* y, Ordinal m, std::size_t ldy, int k, Scalar beta, cudaStream_t stream) {
   if (m <= 0 || k <= 0 || beta == Scalar(1)) return;
-  const dim3 blocks(static_cast<unsigned>(grid_for(m)), static_cast<unsigned>(std::min(k, 65535)));
-  scale_kernel<<<blocks, kBlock, 0, stream>>>(y, m, ldy, k, beta);
+  const dim3 blocks(grid_for(m), static_cast<unsigned>(std::min(k, 65535)));
+  scale_kernel<<<blocks, kStrideBlock, 0, stream>>>(y, m, ldy, k, beta);
   check_launch("scale_kernel");
 }
 
@@ -95,7 +89,7 @@ void pull_entries(Scalar* dst, const Scalar* src, const Ordinal* idx, Ordinal co
 template <class Scalar>
 void add_vector(Scalar* y, const Scalar* p, Ordinal count, cudaStream_t stream) {
   if (count <= 0) return;
-  add_kernel<<<grid_for(count), kBlock, 0, stream>>>(y, p, count);
+  add_kernel<<<grid_for(count), kStrideBlock, 0, stream>>>(y, p, count);
   check_launch("add_kernel");
 }
 
