@@ -182,54 +182,6 @@ bool Operator<Scalar>::takes_stripes(const CsrMatrix<Scalar>& a, std::size_t cac
 }
 
 template <class Scalar>
-bool Operator<Scalar>::reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t cache,
-                                         DeviceStream stream, Clock::time_point t0) {
-  if (options_.reorder != Reorder::Auto && options_.reorder != Reorder::Bfs) return false;
-  if constexpr (is_complex_v<Scalar>) {
-    return false;
-  } else {
-    const bool permuted = options_.permuted_applies;
-    const Offset* row_ptr = a.row_ptr.data();
-    const Ordinal* col = a.col_idx.data();
-    double before = -1;  // A's bytes by the model, counted once
-    if (options_.reorder == Reorder::Auto) {
-      analysis::ReorderEstimate bound;
-      if (!analysis::reorder_can_pay(row_ptr, col, a.nrows, sizeof(Scalar), cache, permuted,
-                                     bound)) {
-        reorder_model_ = bound.before > 0 ? bound.bytes(permuted) / bound.before : 0;
-        return true;  // none, no ordering computed
-      }
-      before = bound.before;  // x does not fit the cache: A's bytes (apply_bytes)
-    }
-    std::unique_ptr<DeviceOrdering<Scalar>> ordering = detail::order_on_device(a, options_, stream);
-    if (!ordering) return false;
-    if (before < 0) before = analysis::apply_bytes(row_ptr, col, a.nrows, sizeof(Scalar));
-    const analysis::ReorderEstimate e = analysis::estimate_reorder(
-        row_ptr, col, a.nrows, ordering->perm, analysis::inverse_permutation(ordering->perm),
-        sizeof(Scalar), before, permuted);
-    reorder_model_ = e.before > 0 ? e.bytes(permuted) / e.before : 0;
-    // reorder_ms: the ordering's own time, not A's upload (upload_ms) nor the operator's
-    // construction.
-    device_upload_ms_ = ordering->upload_ms;
-    reorder_ms_ = ms_since(t0) - device_upload_ms_;
-    if (options_.reorder == Reorder::Auto && !e.pays(permuted)) {
-      // A as it is, from the upload the ordering ran on.
-      const CsrPointers<Scalar> p{row_ptr, col, a.values.data(), a.nrows, a.ncols};
-      impl_ =
-          ordering->unpermuted(p, std::make_shared<const CsrMatrix<Scalar>>(a), options_, stream);
-      source_ = a;
-      return true;
-    }
-    reorder_ = Reorder::Bfs;
-    perm_ = std::move(ordering->perm);
-    original_ = a;
-    impl_ = ordering->permuted(options_, e.x_sectors, stream);
-    reorder_ms_ += ordering->permute_ms;
-    return true;
-  }
-}
-
-template <class Scalar>
 const CsrMatrix<Scalar>& Operator<Scalar>::host_source() {
   if (source_.row_ptr.extent(0) == 0 && !perm_.empty())
     source_ = permute_symmetric(original_, perm_);
@@ -254,17 +206,42 @@ CsrMatrix<Scalar> Operator<Scalar>::reordered(const CsrMatrix<Scalar>& a, Device
                           " permutes a square matrix symmetrically (P A P^T); this one is " +
                           std::to_string(a.nrows) + " x " + std::to_string(a.ncols));
   }
-  if (reorder_on_device(a, cache, stream, t0)) {
-    if (!impl_) reorder_ms_ = ms_since(t0);
-    return a;
-  }
+  // Reorder::Bfs is found on the CUDA device where the matrix can stay there (the operator is
+  // then built there from that upload), else on the host.
+  std::unique_ptr<DeviceOrdering<Scalar>> ordering;
+  const auto bfs = [&] {
+    if constexpr (!is_complex_v<Scalar>) {
+      ordering = detail::order_on_device(a, options_, stream);
+      if (ordering) return std::move(ordering->perm);
+    }
+    return analysis::bfs_order(a.row_ptr.data(), a.col_idx.data(), a.nrows);
+  };
   const bool permuted = options_.permuted_applies;
   analysis::ReorderChoice choice =
       analysis::choose_reorder(a.row_ptr.data(), a.col_idx.data(), a.nrows, options_.reorder,
-                               sizeof(Scalar), cache, permuted);
+                               sizeof(Scalar), cache, permuted, bfs);
   const analysis::ReorderEstimate& e = choice.estimate;
   reorder_model_ = e.before > 0 ? e.bytes(permuted) / e.before : 0;
   reorder_ = choice.reorder;
+  if (ordering) {
+    // reorder_ms: the ordering's own time, not A's upload (upload_ms) nor the operator's
+    // construction.
+    device_upload_ms_ = ordering->upload_ms;
+    reorder_ms_ = ms_since(t0) - device_upload_ms_;
+    if (choice.perm.empty()) {  // A as it is, from the upload the ordering ran on
+      const CsrPointers<Scalar> p{a.row_ptr.data(), a.col_idx.data(), a.values.data(), a.nrows,
+                                  a.ncols};
+      impl_ =
+          ordering->unpermuted(p, std::make_shared<const CsrMatrix<Scalar>>(a), options_, stream);
+      source_ = a;
+      return a;
+    }
+    perm_ = std::move(choice.perm);
+    original_ = a;
+    impl_ = ordering->permuted(options_, e.x_sectors, stream);
+    reorder_ms_ += ordering->permute_ms;
+    return a;
+  }
   if (choice.perm.empty()) {
     reorder_ms_ = ms_since(t0);
     return a;

@@ -46,7 +46,6 @@
 //   the same Operator throws InvalidArgument instead of racing.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -314,16 +313,10 @@ class Operator {
     update_values(stream, values.data(), values.extent(0),
                   detail::place_of<typename V::memory_space>(options_.backend) == Place::Device);
   }
-  // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself; or
-  // impl_ built on the device on P A P^T (reorder_on_device), `a` returned unused.
+  // `a` reordered by Options::reorder (perm_, reorder_ and the timings set), or `a` itself; or,
+  // where Reorder::Bfs was found on the CUDA device (detail::order_on_device), `a` returned
+  // unused and impl_ built there, on P A P^T where it is kept and on A otherwise.
   CsrMatrix<Scalar> reordered(const CsrMatrix<Scalar>& a, DeviceStream stream);
-  // Reorder::Bfs, or Auto's choice of it, on the CUDA device (detail::order_on_device): false
-  // where the device does not order `a` (then the host does); true where it has decided: none
-  // without an ordering (Auto's reorder_can_pay; impl_ not built), or after the ordering ran,
-  // with impl_ built (on P A P^T where bfs is kept, on A otherwise) and reorder_ms_ set.
-  // `cache`: the device's L2; t0: when the reordering started.
-  bool reorder_on_device(const CsrMatrix<Scalar>& a, std::size_t cache, DeviceStream stream,
-                         std::chrono::steady_clock::time_point t0);
   // source_, made from original_ and perm_ on first use where the device built P A P^T (a
   // transpose the device operator does not make itself).
   const CsrMatrix<Scalar>& host_source();

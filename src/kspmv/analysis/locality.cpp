@@ -69,12 +69,11 @@ double apply_bytes(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::si
 
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                                  const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
-                                 std::size_t value_bytes, double before, bool permuted_only) {
+                                 std::size_t value_bytes, double before) {
   ReorderEstimate e;
   e.before = before;
   e.x_sectors = x_sectors(row_ptr, col, n, perm, inv, value_bytes);
   e.after = streamed_bytes(row_ptr, n, value_bytes) + kSectorBytes * e.x_sectors;
-  if (permuted_only) return e;
   // Gathering x through perm reads the sectors of x[perm[i]]; scattering y writes those of
   // y[perm[i]]: each also reads perm and streams the permuted vector.
   const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
@@ -126,7 +125,8 @@ bool reorder_can_pay(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::
 }
 
 ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
-                             std::size_t value_bytes, std::size_t cache_bytes, bool permuted) {
+                             std::size_t value_bytes, std::size_t cache_bytes, bool permuted,
+                             const std::function<std::vector<Ordinal>()>& bfs) {
   ReorderChoice best;
   if (asked == Reorder::None) return best;
   if (asked == Reorder::Auto &&
@@ -135,6 +135,7 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
   const Reorder r = asked == Reorder::Auto ? Reorder::Bfs : asked;
   std::vector<Ordinal> perm = r == Reorder::Rcm      ? rcm_order(row_ptr, col, n)
                               : r == Reorder::Degree ? degree_order(row_ptr, n)
+                              : bfs                  ? bfs()
                                                      : bfs_order(row_ptr, col, n);
   // Past reorder_can_pay x does not fit the cache: its `before` is apply_bytes.
   const double before =

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "kspmv/core/options.hpp"
@@ -42,12 +43,10 @@ struct ReorderEstimate {
 };
 // The model's bytes of one apply on A: ReorderEstimate::before.
 double apply_bytes(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes);
-// The estimate of perm (inv its inverse) for A of `before` bytes (apply_bytes); with
-// `permuted_only`, for bytes(true) alone (the gather and scatter not counted: permute 0).
+// The estimate of perm (inv its inverse) for A of `before` bytes (apply_bytes).
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                                  const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
-                                 std::size_t value_bytes, double before,
-                                 bool permuted_only = false);
+                                 std::size_t value_bytes, double before);
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                                  const std::vector<Ordinal>& perm, std::size_t value_bytes);
 // A's columns count as clustered where x's sectors (x_sectors) are fewer than this share of its
@@ -76,9 +75,12 @@ struct ReorderChoice {
   std::vector<Ordinal> perm;  // perm[new] = old; empty for none
   ReorderEstimate estimate;   // of perm (auto: of the best candidate, kept or not)
 };
+// `bfs`, where given, finds bfs's permutation (the Operator's on the CUDA device); else
+// bfs_order on the host.
 ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n, Reorder asked,
                              std::size_t value_bytes, std::size_t cache_bytes = 0,
-                             bool permuted = false);
+                             bool permuted = false,
+                             const std::function<std::vector<Ordinal>()>& bfs = {});
 
 // Reorder::Stripes: the columns of a stripe, `asked` where it is positive
 // (Options::stripe_columns), else those whose entries of x (value_bytes each) fill a third of a
