@@ -1,7 +1,7 @@
 // Options::reorder on the CUDA backend (skipped without a device): device vectors gathered and
 // scattered on the device, in the caller's order and the permuted one, one and two columns,
-// host vectors through the same operator, and CG on P A P^T; bfs found on the device as on the
-// host; column stripes with every kernel,
+// host vectors through the same operator, and CG on P A P^T; vectors moved in windows as by one
+// gather; bfs found on the device as on the host; column stripes with every kernel,
 // block applies, the transpose and new values; all against the host reference on a poisoned y.
 #include <gtest/gtest.h>
 
@@ -19,6 +19,7 @@
 #include "kspmv/formats/permute.hpp"
 #include "kspmv/gen/generators.hpp"
 #include "kspmv/operator.hpp"
+#include "kspmv/registry.hpp"
 #include "kspmv/solvers/cg.hpp"
 #include "testing/reference.hpp"
 #include "testing/test_matrices.hpp"
@@ -169,27 +170,77 @@ void check_bfs_on_device() {
   }
 }
 
+// Device vectors moved in windows (cuda::WindowedGather) as by one gather or scatter: random
+// permutations, windows of one entry up to all of them, two columns at a leading dimension past
+// n, outputs poisoned first.
+template <class S>
+void check_windows() {
+  for (const Ordinal n : {1, 2, 1000, 100003}) {
+    std::vector<Ordinal> perm(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::mt19937_64 rng(n);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    constexpr int k = 2;
+    const std::size_t ld = n + 3;
+    const auto in = random_vector<S>(ld * k, 31);
+    cuda::DeviceBuffer<S> d_in(ld * k), d_out(ld * k);
+    d_in.upload(in.data());
+    for (const Ordinal window : {0, 1, 7, 1000, n}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", window " + std::to_string(window));
+      auto p = detail::make_vector_permutation<S>(perm, Backend::Cuda, Place::Device, 0, window);
+      std::vector<S> out(ld * k);
+      KSPMV_CUDA_CHECK(cudaMemset(d_out.data(), 0xff, d_out.bytes()));
+      p->gather(d_in.data(), ld, d_out.data(), k, nullptr);
+      d_out.download(out.data());
+      for (int c = 0; c < k; ++c)
+        for (Ordinal i = 0; i < n; ++i)
+          ASSERT_EQ(out[c * n + i], in[c * ld + perm[i]]) << "gather, column " << c << ", " << i;
+      KSPMV_CUDA_CHECK(cudaMemset(d_out.data(), 0xff, d_out.bytes()));
+      p->scatter(d_in.data(), d_out.data(), ld, k, nullptr);
+      d_out.download(out.data());
+      for (int c = 0; c < k; ++c) {
+        for (Ordinal i = 0; i < n; ++i)
+          ASSERT_EQ(out[c * ld + perm[i]], in[c * n + i]) << "scatter, column " << c << ", " << i;
+        for (std::size_t i = n; i < ld; ++i) ASSERT_TRUE(std::isnan(out[c * ld + i]));
+      }
+    }
+  }
+}
+
+TEST_F(CudaReorderTest, VectorsMovedInWindowsAsByOneGatherFloat) {
+  check_windows<float>();
+}
+TEST_F(CudaReorderTest, VectorsMovedInWindowsAsByOneGatherDouble) {
+  check_windows<double>();
+}
+
 // Auto on the device, where x (8.4e6 doubles, or twice the L2) overflows the L2: on a k-mer graph
-// numbered at random, bfs kept for the permuted order, and computed on the device and rejected by
-// the model for the caller's order (its gather and scatter cost more: A run from the upload the
-// ordering ran on); none at once on a banded matrix (its columns clustered already). y against
-// the host reference on a poisoned y, in the caller's order.
+// numbered at random, bfs kept for the permuted order and for the caller's (its vectors moved in
+// windows); on a random pattern (in one stripe, so that stripes are not taken), bfs computed on
+// the device and rejected by the model (A run from the upload the ordering ran on); none at once
+// on a banded matrix (its columns clustered already). y against the host reference on a poisoned
+// y, in the caller's order.
 TEST_F(CudaReorderTest, AutoOnTheDeviceKeepsBfsWhereItPaysAndElseRunsA) {
   const Ordinal n = std::max<Ordinal>(Ordinal(1) << 23, Ordinal(cuda_l2_cache_bytes(0) / 4));
   const auto kmer = gen::kmer<double>(n, 4), band = gen::banded<double>(n, 1);
+  const auto noise = gen::uniform_random<double>(n, n, 4, 5);
   struct Case {
     const CsrMatrix<double>& a;
     bool permuted_applies;
     Reorder kept;
   };
-  const Case cases[] = {
-      {kmer, true, Reorder::Bfs}, {kmer, false, Reorder::None}, {band, true, Reorder::None}};
+  const Case cases[] = {{kmer, true, Reorder::Bfs},
+                        {kmer, false, Reorder::Bfs},
+                        {noise, false, Reorder::None},
+                        {band, true, Reorder::None}};
   const auto x = random_vector<double>(n, 19);
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(to_string(c.kept)) +
-                 (c.permuted_applies ? ", permuted" : ", caller's"));
+                 (c.permuted_applies ? ", permuted" : ", caller's") +
+                 (&c.a == &noise ? ", random" : ""));
     Options o;
     o.backend = Backend::Cuda, o.reorder = Reorder::Auto, o.permuted_applies = c.permuted_applies;
+    o.stripe_columns = n;
     Operator<double> op(c.a, o);
     EXPECT_EQ(op.reorder(), c.kept);
     const Timings t = op.timings();

@@ -7,7 +7,9 @@
 
 #include "backends/cuda/bfs_order.hpp"
 #include "backends/cuda/check.hpp"
+#include "backends/cuda/cub_temp.cuh"
 #include "backends/cuda/grid_stride.cuh"
+#include "backends/cuda/windowed_gather.hpp"
 #include "kspmv/analysis/ordering.hpp"
 
 namespace kspmv::cuda {
@@ -59,12 +61,6 @@ __global__ void key_kernel(const Ordinal* level, const Ordinal* seed, Ordinal n,
   }
 }
 
-__global__ void inverse_kernel(const Ordinal* perm, Ordinal n, Ordinal* inv) {
-  KSPMV_GRID_STRIDE(i, n) {
-    inv[perm[i]] = static_cast<Ordinal>(i);
-  }
-}
-
 // The lengths of the rows of P A P^T, one place on: the inclusive scan makes the row pointer.
 __global__ void length_kernel(const DeviceOffset* row_ptr, const Ordinal* perm, Ordinal n,
                               DeviceOffset* out) {
@@ -90,23 +86,6 @@ __global__ void move_rows_kernel(const DeviceOffset* __restrict__ row_ptr,
       out_val[q] = val[p];
     }
   }
-}
-
-// Device scratch for a CUB call that sizes it first: `call(temp, bytes)`.
-template <class Call>
-void with_temp(cudaStream_t stream, Call call) {
-  std::size_t bytes = 0;
-  KSPMV_CUDA_CHECK(call(nullptr, bytes));
-  DeviceBuffer<unsigned char> temp(std::max<std::size_t>(bytes, 1), kPooled, stream);
-  KSPMV_CUDA_CHECK(call(temp.data(), bytes));
-  temp.free_after(stream);
-}
-
-// The bits of the values below `bound` (at most 31: seeds are Ordinals).
-int bit_width(long long bound) {
-  int bits = 0;
-  while (bits < 31 && (1LL << bits) < bound) ++bits;
-  return bits;
 }
 
 }  // namespace
@@ -156,8 +135,7 @@ BfsPermutation bfs_order(const DeviceOffset* row_ptr, const Ordinal* col, Ordina
     return cub::DeviceRadixSort::SortPairs(temp, bytes, keys.data(), sorted.data(), front.data(),
                                            out.perm.data(), n, 0, end_bit, stream);
   });
-  inverse_kernel<<<grid_for(n), kStrideBlock, 0, stream>>>(out.perm.data(), n, out.inv.data());
-  KSPMV_CUDA_CHECK(cudaGetLastError());
+  invert_permutation(out.perm.data(), n, out.inv.data(), stream);
   for (auto* b : {&level, &seed, &front, &next, &count}) b->free_after(stream);
   keys.free_after(stream);
   sorted.free_after(stream);

@@ -368,6 +368,7 @@ class Operator {
   std::shared_ptr<const void> keep_;  // the caller's Views when built from Views
   Reorder reorder_ = Reorder::None;
   std::vector<Ordinal> perm_;    // perm[new] = old; empty without reordering
+  Ordinal permute_window_ = 0;   // the device vectors' permutation's (ReorderEstimate::window)
   CsrMatrix<Scalar> original_;   // the caller's matrix (shared) that source_ permutes
   bool permuted_order_ = false;  // use_permuted_order
   double reorder_ms_ = 0, reorder_model_ = 0;

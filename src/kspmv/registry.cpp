@@ -278,13 +278,14 @@ std::unique_ptr<OperatorImpl<Scalar>> make_operator_impl(const DeviceCsrArrays<S
 template <class Scalar>
 std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::vector<Ordinal>& perm,
                                                                    Backend backend, Place place,
-                                                                   int device) {
+                                                                   int device, Ordinal window) {
   if (place == Place::Host) return host::make_vector_permutation<Scalar>(perm);
 #ifdef KSPMV_HAVE_CUDA
   if constexpr (!is_complex_v<Scalar>)  // complex values are permuted in host memory only
-    if (backend == Backend::Cuda) return cuda::make_vector_permutation<Scalar>(perm, device);
+    if (backend == Backend::Cuda)
+      return cuda::make_vector_permutation<Scalar>(perm, device, window);
 #endif
-  (void)device;
+  (void)device, (void)window;
   throw UnsupportedError(std::string("reorder: the ") + to_string(backend) +
                          " backend permutes vectors in host memory only");
 }
@@ -302,9 +303,9 @@ template std::unique_ptr<DeviceOrdering<float>> order_on_device(const CsrMatrix<
 template std::unique_ptr<DeviceOrdering<double>> order_on_device(const CsrMatrix<double>&,
                                                                  const Options&, DeviceStream);
 template std::unique_ptr<VectorPermutation<float>> make_vector_permutation(
-    const std::vector<Ordinal>&, Backend, Place, int);
+    const std::vector<Ordinal>&, Backend, Place, int, Ordinal);
 template std::unique_ptr<VectorPermutation<double>> make_vector_permutation(
-    const std::vector<Ordinal>&, Backend, Place, int);
+    const std::vector<Ordinal>&, Backend, Place, int, Ordinal);
 #define KSPMV_INSTANTIATE(S)                                                                  \
   template std::unique_ptr<OperatorImpl<S>> make_operator_impl(const CsrMatrix<S>&,           \
                                                                const Options&, DeviceStream); \
@@ -314,9 +315,9 @@ KSPMV_INSTANTIATE(Kokkos::complex<float>)
 KSPMV_INSTANTIATE(Kokkos::complex<double>)
 #undef KSPMV_INSTANTIATE
 template std::unique_ptr<VectorPermutation<Kokkos::complex<float>>> make_vector_permutation(
-    const std::vector<Ordinal>&, Backend, Place, int);
+    const std::vector<Ordinal>&, Backend, Place, int, Ordinal);
 template std::unique_ptr<VectorPermutation<Kokkos::complex<double>>> make_vector_permutation(
-    const std::vector<Ordinal>&, Backend, Place, int);
+    const std::vector<Ordinal>&, Backend, Place, int, Ordinal);
 
 }  // namespace detail
 

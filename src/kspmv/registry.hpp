@@ -82,11 +82,12 @@ std::unique_ptr<DeviceOrdering<Scalar>> order_on_device(const CsrMatrix<Scalar>&
                                                         DeviceStream stream = nullptr);
 
 // Gathers and scatters through perm (perm[new] = old) for vectors in host memory, or in the
-// memory of `device` (the CUDA backend; UnsupportedError for kokkos-default on a device).
+// memory of `device` (the CUDA backend; UnsupportedError for kokkos-default on a device), there
+// in windows of `window` entries where it is positive (analysis::permute_window).
 template <class Scalar>
 std::unique_ptr<VectorPermutation<Scalar>> make_vector_permutation(const std::vector<Ordinal>& perm,
                                                                    Backend backend, Place place,
-                                                                   int device);
+                                                                   int device, Ordinal window = 0);
 }  // namespace detail
 
 }  // namespace kspmv

@@ -12,29 +12,52 @@ namespace kspmv::analysis {
 
 namespace {
 
+// Distinct sectors, and distinct atoms (kAtomBytes, pairs of sectors), summed over groups.
+struct SectorCount {
+  double sectors = 0, atoms = 0;
+};
+
 // Sums, over the sampled groups of kLocalityRows consecutive positions of [0, n), the distinct
-// sectors that sectors_of(i, out) appends for position i, scaled to all groups.
+// sectors (and atoms) that sectors_of(i, out) appends for position i, scaled to all groups.
 template <class F>
-double sampled_sectors(Ordinal n, const F& sectors_of) {
-  if (n <= 0) return 0;
+SectorCount sampled_sectors(Ordinal n, const F& sectors_of) {
+  if (n <= 0) return {};
   const std::int64_t groups = (std::int64_t(n) + kLocalityRows - 1) / kLocalityRows;
   const std::int64_t stride = std::max<std::int64_t>(1, groups / kLocalitySamples);
   const std::int64_t sampled = (groups + stride - 1) / stride;
-  std::int64_t total = 0;
+  constexpr std::int64_t per_atom = kAtomBytes / kSectorBytes;
+  std::int64_t sectors = 0, atoms = 0;
   parallel_blocks(sampled, 256, [&](std::int64_t begin, std::int64_t end) {
     std::vector<std::int64_t> ids;
-    std::int64_t count = 0;
+    std::int64_t count = 0, atom_count = 0;
     for (std::int64_t s = begin; s < end; ++s) {
       const std::int64_t first = s * stride * kLocalityRows;
       const std::int64_t last = std::min<std::int64_t>(n, first + kLocalityRows);
       ids.clear();
       for (std::int64_t i = first; i < last; ++i) sectors_of(static_cast<Ordinal>(i), ids);
       std::sort(ids.begin(), ids.end());
-      count += std::unique(ids.begin(), ids.end()) - ids.begin();
+      const auto unique_end = std::unique(ids.begin(), ids.end());
+      count += unique_end - ids.begin();
+      for (auto it = ids.begin(); it != unique_end; ++it)
+        atom_count += it == ids.begin() || *it / per_atom != *(it - 1) / per_atom;
     }
-    fetch_add(&total, count);
+    fetch_add(&sectors, count);
+    fetch_add(&atoms, atom_count);
   });
-  return double(total) * double(groups) / double(sampled);
+  const double scale = double(groups) / double(sampled);
+  return {double(sectors) * scale, double(atoms) * scale};
+}
+
+// x's sectors and atoms read by the groups of rows of P A P^T (x_sectors).
+SectorCount x_count(const Offset* row_ptr, const Ordinal* col, Ordinal n,
+                    const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
+                    std::size_t value_bytes) {
+  const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
+  return sampled_sectors(n, [&](Ordinal i, std::vector<std::int64_t>& out) {
+    const Ordinal row = perm.empty() ? i : perm[i];
+    for (Offset p = row_ptr[row]; p < row_ptr[row + 1]; ++p)
+      out.push_back((inv.empty() ? col[p] : inv[col[p]]) / per_sector);
+  });
 }
 
 }  // namespace
@@ -42,12 +65,7 @@ double sampled_sectors(Ordinal n, const F& sectors_of) {
 double x_sectors(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                  const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
                  std::size_t value_bytes) {
-  const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
-  return sampled_sectors(n, [&](Ordinal i, std::vector<std::int64_t>& out) {
-    const Ordinal row = perm.empty() ? i : perm[i];
-    for (Offset p = row_ptr[row]; p < row_ptr[row + 1]; ++p)
-      out.push_back((inv.empty() ? col[p] : inv[col[p]]) / per_sector);
-  });
+  return x_count(row_ptr, col, n, perm, inv, value_bytes).sectors;
 }
 
 namespace {
@@ -64,29 +82,45 @@ double streamed_bytes(const Offset* row_ptr, Ordinal n, std::size_t value_bytes)
 double apply_bytes(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::size_t value_bytes) {
   const std::vector<Ordinal> none;
   return streamed_bytes(row_ptr, n, value_bytes) +
-         kSectorBytes * x_sectors(row_ptr, col, n, none, none, value_bytes);
+         kAtomCost * x_count(row_ptr, col, n, none, none, value_bytes).atoms;
+}
+
+Ordinal permute_window(Ordinal n, std::size_t value_bytes, std::size_t cache_bytes) {
+  const double bytes = double(n) * double(value_bytes);
+  if (cache_bytes == 0 || bytes <= cache_bytes / 2.0) return 0;
+  return static_cast<Ordinal>(std::max<std::size_t>(1, cache_bytes / 8 / value_bytes));
 }
 
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
                                  const std::vector<Ordinal>& perm, const std::vector<Ordinal>& inv,
-                                 std::size_t value_bytes, double before) {
+                                 std::size_t value_bytes, double before, std::size_t cache_bytes) {
   ReorderEstimate e;
   e.before = before;
-  e.x_sectors = x_sectors(row_ptr, col, n, perm, inv, value_bytes);
-  e.after = streamed_bytes(row_ptr, n, value_bytes) + kSectorBytes * e.x_sectors;
-  // Gathering x through perm reads the sectors of x[perm[i]]; scattering y writes those of
-  // y[perm[i]]: each also reads perm and streams the permuted vector.
+  const SectorCount x = x_count(row_ptr, col, n, perm, inv, value_bytes);
+  e.x_sectors = x.sectors;
+  e.after = streamed_bytes(row_ptr, n, value_bytes) + kAtomCost * x.atoms;
+  // Gathering x through perm reads the atoms of x[perm[i]]; scattering y writes those of
+  // y[perm[i]]: each also reads perm and streams the permuted vector. In windows each streams
+  // two indices, the vector in, out and through its work array, and reads its input once, at
+  // kPassCost.
   const std::int64_t per_sector = std::max<std::int64_t>(1, kSectorBytes / value_bytes);
-  const double moved = sampled_sectors(
-      n, [&](Ordinal i, std::vector<std::int64_t>& out) { out.push_back(perm[i] / per_sector); });
-  e.permute = 2 * (n * (4 + double(value_bytes)) + kSectorBytes * moved);
+  const double s = double(value_bytes);
+  const double direct =
+      n * (4 + s) + kAtomCost * sampled_sectors(n, [&](Ordinal i, std::vector<std::int64_t>& out) {
+                                  out.push_back(perm[i] / per_sector);
+                                }).atoms;
+  const Ordinal window = permute_window(n, value_bytes, cache_bytes);
+  const double windowed = kPassCost * n * (8 + 4 * s);
+  e.window = window > 0 && windowed < direct ? window : 0;
+  e.permute = 2 * (e.window > 0 ? windowed : direct);
   return e;
 }
 
 ReorderEstimate estimate_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal n,
-                                 const std::vector<Ordinal>& perm, std::size_t value_bytes) {
+                                 const std::vector<Ordinal>& perm, std::size_t value_bytes,
+                                 std::size_t cache_bytes) {
   return estimate_reorder(row_ptr, col, n, perm, inverse_permutation(perm), value_bytes,
-                          apply_bytes(row_ptr, col, n, value_bytes));
+                          apply_bytes(row_ptr, col, n, value_bytes), cache_bytes);
 }
 
 Ordinal stripe_columns(std::size_t cache_bytes, std::size_t value_bytes, Ordinal asked) {
@@ -102,7 +136,8 @@ StripesEstimate estimate_stripes(const Offset* row_ptr, const Ordinal* col, Ordi
   e.stripes = stripe_count(n, width);
   e.before = apply_bytes(row_ptr, col, m, value_bytes);
   const double s = double(value_bytes);
-  e.after = streamed_bytes(row_ptr, m, value_bytes) + (e.stripes - 1.0) * m * (4 + 2 * s) + n * s;
+  e.after = streamed_bytes(row_ptr, m, value_bytes) +
+            kPassCost * (e.stripes - 1.0) * m * (4 + 2 * s) + n * s;
   return e;
 }
 
@@ -115,8 +150,10 @@ bool reorder_can_pay(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::
   const bool x_cached = cache_bytes > 0 && x_bytes <= double(cache_bytes);
   const double streamed = streamed_bytes(row_ptr, n, value_bytes);
   const std::vector<Ordinal> none;
-  bound.x_sectors = x_cached ? 0 : x_sectors(row_ptr, col, n, none, none, value_bytes);
-  bound.before = x_cached ? streamed + x_bytes : streamed + kSectorBytes * bound.x_sectors;
+  const SectorCount x =
+      x_cached ? SectorCount{} : x_count(row_ptr, col, n, none, none, value_bytes);
+  bound.x_sectors = x.sectors;
+  bound.before = x_cached ? streamed + x_bytes : streamed + kAtomCost * x.atoms;
   const bool clustered =
       !x_cached && bound.x_sectors < kClusteredSectors * (n > 0 ? double(row_ptr[n]) : 0);
   bound.after = clustered ? bound.before : streamed + (x_cached ? x_bytes : 0);
@@ -140,8 +177,8 @@ ReorderChoice choose_reorder(const Offset* row_ptr, const Ordinal* col, Ordinal 
   // Past reorder_can_pay x does not fit the cache: its `before` is apply_bytes.
   const double before =
       asked == Reorder::Auto ? best.estimate.before : apply_bytes(row_ptr, col, n, value_bytes);
-  best.estimate =
-      estimate_reorder(row_ptr, col, n, perm, inverse_permutation(perm), value_bytes, before);
+  best.estimate = estimate_reorder(row_ptr, col, n, perm, inverse_permutation(perm), value_bytes,
+                                   before, cache_bytes);
   if (asked != Reorder::Auto || best.estimate.pays(permuted)) {
     best.reorder = r;
     best.perm = std::move(perm);

@@ -26,9 +26,11 @@ inline constexpr Ordinal kBfsSeedSpacing = 64, kBfsSeedShrink = 8;
 // least index among the nearest), the cells numbered one after another by their seeds' indices,
 // each level by level, ties by index. One pass over the pattern and counting sorts (O(nnz + n)),
 // and a level-synchronous search that the CUDA backend runs on the device with the same result
-// (backends/cuda/bfs_order.cu). Seeds every 64 rows measured by the locality model as RCM within
-// 0.94-1.11x of its bytes (k-mer 2e6 0.99, rgg 0.98, FullChip-like 0.94, a scrambled 3D grid
-// 1.11), where cells of 512 and 4096 rows did worse on k-mer (1.04, 1.18) and on the grid.
+// (backends/cuda/bfs_order.cu). Seeds every 64 rows measured by the locality model, as it
+// counted x's 32-byte sectors, as RCM within 0.94-1.11x of its bytes (k-mer 2e6 0.99, rgg 0.98,
+// FullChip-like 0.94, a scrambled 3D grid 1.11), where cells of 512 and 4096 rows did worse on
+// k-mer (1.04, 1.18) and on the grid. Counting 64-byte atoms: k-mer 2e6 1.07, rgg scale 20 0.99,
+// FullChip-like 1e6 0.99 (on an H200, k-mer 6e7's apply took 1.13x RCM's).
 // Walks along the rows; throws InvalidArgument for a column >= n.
 std::vector<Ordinal> bfs_order(const Offset* row_ptr, const Ordinal* col, Ordinal n);
 
