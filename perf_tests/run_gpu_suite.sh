@@ -8,7 +8,7 @@
 #
 # Environment:
 #   SUITE_STEPS      comma list of configure,build,test,sanitize,racecheck,stress,bench,hbp,
-#                    hbp-profile,hbp-sweep,interop,multi,scaling,trace,tpetra,distributed,large,beyond,hugetest,gen,read,compare,
+#                    hbp-profile,hbp-sweep,interop,multi,scaling,trace,tpetra,distributed,large,beyond,hugetest,gen,read,compare,reorder,
 #                    kokkos-cuda-build,kokkos-cuda,kokkos-interop,kokkos-bench (default:
 #                    build,test,sanitize,racecheck,bench,hbp; build implies configure). Split the
 #                    suite over several calls with e.g. SUITE_STEPS=build, then test,sanitize, then
@@ -53,7 +53,12 @@
 #                    in double) uncapped, larger than an 80 GB GPU, into beyond/ (10 rounds), when
 #                    the host has the memory (the log says so otherwise). "gen": gen_bench
 #                    GEN_ARGS (default --nnz 1e9) into gen/. "read": mm_read_bench on a READ_MB
-#                    (default 4000) MB file, one thread then all, into gen/. "compare": spmv_bench
+#                    (default 4000) MB file, one thread then all, into gen/. "reorder":
+#                    spmv_bench --reorder auto (double, cuSPARSE and Auto) on REORDER_GENS
+#                    (default the five families of the reordering bars: uniform 2e7 x 8, kron 21,
+#                    rgg 23, FullChip-like 3e6, k-mer 6e7) into reorder/, cg_bench --reorder auto
+#                    at 1e-8 on k-mer 2e7 and stencil7 256^3 into reorder/cg/, permute_bench into
+#                    reorder/permute/. "compare": spmv_bench
 #                    of this tree with BENCH_ARGS into compare/new, against BASE_JSON (a
 #                    spmv_bench.json recorded before: perf_tests/results/GPU/DATE/bench/), or
 #                    else against spmv_bench of the sources in BASE_SRC (a directory; or
@@ -501,6 +506,21 @@ if want gen; then
   log "+ gen_bench ${extra[*]} --json > gen/gen_bench.json"
   "$BUILD/perf_tests/gen_bench" "${extra[@]}" --json >"$RESULTS/gen/gen_bench.json" 2>>"$LOG"
   cat "$RESULTS/gen/gen_bench.json" >>"$LOG"
+fi
+
+if want reorder; then
+  STEP=reorder
+  mkdir -p "$RESULTS/reorder/cg" "$RESULTS/reorder/permute"
+  read -r -a gens <<<"${REORDER_GENS:-uniform:rows=2e7,k=8 kron:scale=21 rgg:scale=23 fullchip:rows=3e6 kmer:rows=6e7}"
+  args=(--precision double --reorder auto --kernels cusparse,auto --no-autotune --no-default-gen)
+  for g in "${gens[@]}"; do args+=(--gen "$g"); done
+  log "+ spmv_bench ${args[*]}"
+  "$BUILD/perf_tests/spmv_bench" "${args[@]}" --out "$RESULTS/reorder" 2>>"$LOG" | tee -a "$LOG"
+  args=(--devices 0 --tol 1e-8 --reorder auto --shift 0.01 --gen kmer:rows=2e7 --gen stencil7:n=256)
+  log "+ cg_bench ${args[*]}"
+  "$BUILD/perf_tests/cg_bench" "${args[@]}" --out "$RESULTS/reorder/cg" 2>>"$LOG" | tee -a "$LOG"
+  log "+ permute_bench"
+  "$BUILD/perf_tests/permute_bench" --out "$RESULTS/reorder/permute" 2>>"$LOG" | tee -a "$LOG"
 fi
 
 if want read; then

@@ -21,14 +21,15 @@ inline constexpr std::size_t kSectorBytes = 32;
 inline constexpr std::size_t kAtomBytes = 64;
 // What an atom of x costs, in bytes streamed at the copy rate: measured on an H200 (double), the
 // apply on k-mer 6e7 in its own order (3.58 ms: 103 bytes an atom past its streamed bytes) and
-// a gather of 6e7 entries through a random permutation (1.665 ms: 106 bytes an entry past its
-// index and output). The bfs-ordered apply (0.86 ms, its atoms clustered) then comes at 0.28 of
-// the first's bytes, 0.24 of its time; counting 32-byte sectors, the model had said 0.51.
+// a gather of 6e7 entries through a random permutation (1.52-1.67 ms on four machines: 93-106
+// bytes an entry past its index and output). The bfs-ordered apply (0.86 ms, its atoms
+// clustered) then comes at 0.28 of the first's bytes, 0.24 of its time; counting 32-byte
+// sectors, the model had said 0.51.
 inline constexpr double kAtomCost = 104;
 // What a pass of little work an entry costs against the bytes it streams: measured on an H200
-// (double), 1.5x for a vector moved in windows (61 bytes an entry against 40, permute_window) and
-// 1.85x for column stripes past the first (uniform 2e7 x 8 in 8 stripes 2.22 ms; k-mer 2e7 in 8
-// stripes 1.66 ms, 1.66x its apply, which the model at one byte a byte had put at 0.77x).
+// (double), 1.5x for a vector moved in windows (58.5 bytes an entry against 40, permute_window)
+// and 1.85x for column stripes past the first (uniform 2e7 x 8 in 8 stripes 2.22 ms; k-mer 2e7
+// in 8 stripes 1.66 ms, 1.66x its apply, which the model at one byte a byte had put at 0.77x).
 inline constexpr double kPassCost = 2;
 // Groups sampled at most (spread evenly over the rows, the count scaled to all of them), so
 // that the measure costs a small part of an ordering.
@@ -62,11 +63,10 @@ double apply_bytes(const Offset* row_ptr, const Ordinal* col, Ordinal n, std::si
 // The window (entries) of a vector permutation in two passes (cuda::WindowedGather) for n
 // entries of value_bytes, where they overflow half the cache of cache_bytes: an eighth of that
 // cache, which pass 1's reads then stay in; 0 (one direct gather) where they fit or cache_bytes
-// is 0 (not known). On an H200 (60 MB L2), 6e7 doubles through a random permutation: one gather
-// 1.665 ms, one scatter 3.730 ms; in windows of a half, a quarter, an eighth and a sixteenth of
-// the L2, at one entry a thread, 1.705, 1.380, 1.071 and 1.078 ms (pass 1 1.330, 0.995, 0.644,
-// 0.568 ms), at four (cuda::WindowedGather) 0.975, 0.872, 0.860 and 0.868 ms: 61 bytes an entry
-// at the copy rate against the 40 its passes stream.
+// is 0 (not known). On an H200 (60 MB L2), 6e7 doubles through a random permutation
+// (permute_bench): one gather 1.522 ms, one scatter 3.647 ms; in windows of a half, a quarter, an
+// eighth and a sixteenth of the L2 0.958, 0.872, 0.852 and 0.860 ms (the scatter in windows of an
+// eighth 0.852): 58.5 bytes an entry at the copy rate against the 40 its passes stream.
 Ordinal permute_window(Ordinal n, std::size_t value_bytes, std::size_t cache_bytes);
 // The estimate of perm (inv its inverse) for A of `before` bytes (apply_bytes), its vectors
 // moved in windows (permute_window) where that moves fewer bytes than a direct gather.
