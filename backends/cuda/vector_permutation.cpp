@@ -6,6 +6,7 @@
 #include "backends/cuda/memory.hpp"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/windowed_gather.hpp"
+#include "kspmv/core/error.hpp"
 
 namespace kspmv::cuda {
 
@@ -22,10 +23,17 @@ class DevicePermutation final : public VectorPermutation<Scalar> {
     for (auto& w : work_) w = DeviceBuffer<Scalar>(n_);
     const auto n = static_cast<Ordinal>(n_);
     if (window <= 0 || window >= n) return;
-    gather_ = WindowedGather(perm_.data(), n, window, false, cudaStreamLegacy);
-    scatter_ = WindowedGather(perm_.data(), n, window, true, cudaStreamLegacy);
-    windows_ = DeviceBuffer<Scalar>(n_);
-    KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    try {  // 16 bytes of indices and an entry of work an entry more than one gather
+      gather_ = WindowedGather(perm_.data(), n, window, false, cudaStreamLegacy);
+      scatter_ = WindowedGather(perm_.data(), n, window, true, cudaStreamLegacy);
+      windows_ = DeviceBuffer<Scalar>(n_);
+      KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    } catch (const DeviceOutOfMemory&) {  // direct gathers, slower, in the memory there is
+      KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+      gather_ = WindowedGather();
+      scatter_ = WindowedGather();
+      windows_ = DeviceBuffer<Scalar>();
+    }
   }
   void gather(const Scalar* in, std::size_t ld, Scalar* out, int k, DeviceStream stream) override {
     DeviceGuard guard(device_);
