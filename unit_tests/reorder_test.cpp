@@ -408,6 +408,33 @@ TEST(ReorderOrderings, BfsNumbersCellsAroundSeedsLevelByLevel) {
             1.1 * bytes(analysis::rcm_order(kmer.row_ptr.data(), kmer.col_idx.data(), kmer.nrows)));
 }
 
+// Vectors move in windows (an eighth of the cache) only where they overflow half the cache, and
+// only through a permutation that scatters: the identity gathers directly, as its estimate says.
+TEST(ReorderModel, WindowsWhereTheVectorOverflowsHalfTheCacheAndTheOrderScatters) {
+  const std::size_t cache = 1 << 20;  // 131072 doubles
+  EXPECT_EQ(analysis::permute_window(65536, 8, cache), 0);
+  EXPECT_EQ(analysis::permute_window(65537, 8, cache), 16384);
+  EXPECT_EQ(analysis::permute_window(65537, 4, cache), 0);
+  EXPECT_EQ(analysis::permute_window(1 << 20, 8, 0), 0);
+  const auto kmer = gen::kmer<double>(200000, 3);  // 1.6 MB of x
+  std::vector<Ordinal> identity(kmer.nrows), random(kmer.nrows);
+  std::iota(identity.begin(), identity.end(), 0);
+  std::iota(random.begin(), random.end(), 0);
+  std::mt19937_64 rng(3);
+  std::shuffle(random.begin(), random.end(), rng);
+  const auto estimate = [&](const std::vector<Ordinal>& perm, std::size_t c) {
+    return analysis::estimate_reorder(kmer.row_ptr.data(), kmer.col_idx.data(), kmer.nrows, perm, 8,
+                                      c);
+  };
+  const auto windowed = estimate(random, cache), direct = estimate(random, 0);
+  EXPECT_EQ(windowed.window, 16384);
+  EXPECT_EQ(direct.window, 0);
+  EXPECT_LT(windowed.permute, direct.permute);
+  EXPECT_EQ(windowed.after, direct.after);
+  EXPECT_EQ(estimate(identity, cache).window, 0);
+  EXPECT_EQ(estimate(random, std::size_t(kmer.nrows) * 8 * 2).window, 0);  // x fits half
+}
+
 TEST(ReorderModel, AutoReordersAScrambledGridAndLeavesANumberedOne) {
   const auto grid = gen::laplace2d<double>(200, 200);
   const auto scrambled = scrambled_grid<double>(200, 200);
