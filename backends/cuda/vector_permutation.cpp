@@ -23,11 +23,12 @@ class DevicePermutation final : public VectorPermutation<Scalar> {
     for (auto& w : work_) w = DeviceBuffer<Scalar>(n_);
     const auto n = static_cast<Ordinal>(n_);
     if (window <= 0 || window >= n) return;
-    try {  // 16 bytes of indices and an entry of work an entry more than one gather
+    try {  // 16 bytes of indices and an entry of work an entry, for perm's 4
       gather_ = WindowedGather(perm_.data(), n, window, false, cudaStreamLegacy);
       scatter_ = WindowedGather(perm_.data(), n, window, true, cudaStreamLegacy);
       windows_ = DeviceBuffer<Scalar>(n_);
       KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+      perm_ = DeviceBuffer<Ordinal>();    // the windows' indices replace it
     } catch (const DeviceOutOfMemory&) {  // direct gathers, slower, in the memory there is
       KSPMV_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
       gather_ = WindowedGather();
@@ -68,7 +69,7 @@ class DevicePermutation final : public VectorPermutation<Scalar> {
  private:
   int device_;
   std::size_t n_;
-  DeviceBuffer<Ordinal> perm_;
+  DeviceBuffer<Ordinal> perm_;  // for direct gathers (empty where windowed)
   DeviceBuffer<Scalar> work_[2];
   WindowedGather gather_, scatter_;  // where windowed: through perm, and through its inverse
   DeviceBuffer<Scalar> windows_;     // their work array
