@@ -112,18 +112,16 @@ RowStats shape(Offset nnz, Offset max, double mean, double cv) {
 TEST(AutoRule, FollowsTheDocumentedThresholds) {
   const Offset big = kAutoLatencyNnz;
   EXPECT_EQ(auto_kernel(RowStats{}, 8), Kernel::CsrVector);
-  // Launch-bound: seg where CSR-Vector would launch its long-row path too, else csr-vector.
-  EXPECT_EQ(auto_kernel(shape(20000, 10000, 20, 5), 8), Kernel::Seg);
-  EXPECT_EQ(auto_kernel(shape(179395, 13799, 6.5, 20), 8), Kernel::Seg);         // brainpc2
+  // Launch-bound: csr-vector, long rows (in its one launch) or not.
+  EXPECT_EQ(auto_kernel(shape(20000, 10000, 20, 5), 8), Kernel::CsrVector);
+  EXPECT_EQ(auto_kernel(shape(179395, 13799, 6.5, 20), 8), Kernel::CsrVector);  // brainpc2
+  EXPECT_EQ(auto_kernel(shape(179395, 13799, 6.5, 20), 4), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(355460, 614, 44.3, 0.46), 8), Kernel::CsrVector);  // bcsstk38
   EXPECT_EQ(auto_kernel(shape(355460, 614, 44.3, 0.46), 4), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(50000, 50, 5, 1.5), 8), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(50000, 5, 5, 0.05), 8), Kernel::CsrVector);
   EXPECT_EQ(auto_kernel(shape(100000, 16, 6, 0.22), 8), Kernel::CsrVector);
-  // CSR-Vector's lanes set where its long-row path starts: 8 lanes for a mean of 5 on 1e4 rows.
-  EXPECT_EQ(csr_vector_lanes(5, 1.5, 10000), 8);
-  EXPECT_EQ(auto_kernel(shape(50000, 1024, 5, 1.5), 8), Kernel::CsrVector);
-  EXPECT_EQ(auto_kernel(shape(50000, 1025, 5, 1.5), 8), Kernel::Seg);
+  EXPECT_EQ(auto_kernel(shape(50000, 1025, 5, 1.5), 8), Kernel::CsrVector);
   // Bandwidth-bound.
   EXPECT_EQ(auto_kernel(shape(big, 10000, 30, 5), 8), Kernel::Seg);       // power law, double
   EXPECT_EQ(auto_kernel(shape(big, 10000, 30, 5), 4), Kernel::Cusparse);  // float
@@ -169,7 +167,7 @@ TEST(RowStats, OfAStencilAndOfOneLongRowWithAndWithoutIt) {
   const RowStats l = row_stats(one_long.data(), 4, 9001);
   EXPECT_EQ(l.max_row, 9000);
   EXPECT_GT(l.cv(), 1.5);
-  EXPECT_EQ(auto_kernel(l, 8), Kernel::Seg);
+  EXPECT_EQ(auto_kernel(l, 8), Kernel::CsrVector);  // launch-bound: its long row in its launch
   const RowStats short_rows = row_stats(one_long.data(), 4, 9001, 10);  // the long row left out
   EXPECT_EQ(short_rows.nrows, 3);
   EXPECT_EQ(short_rows.nnz, 2);

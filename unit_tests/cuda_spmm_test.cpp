@@ -4,6 +4,7 @@
 // argument checks run without a GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -200,6 +201,70 @@ TYPED_TEST(CudaSpmm, LongRowPathServesEveryPass) {
     expect_spmm_matches_reference<S>(planned<S>(), planted, k);
     expect_spmm_matches_reference<S>(planned<S>(split), graph, k);
     expect_spmm_matches_reference<S>(planned<S>({1, 0}), long_row, k);
+  }
+}
+
+// CSR-Vector runs its long rows as chunks of its own launch, each row finished by the warp of its
+// last chunk on a count that warp resets (long_rows.cuh): apply after apply on one kernel (fresh
+// inputs, y poisoned or not) matches the reference, and the same inputs give the same bits (the
+// chunk sums added in chunk order). The R-MAT graph with a threshold of 8 has hundreds of long
+// rows, most of one chunk; the row of 1e5 entries has 98.
+TYPED_TEST(CudaSpmm, CsrVectorFinishesLongRowsInItsLaunchApplyAfterApply) {
+  using S = TypeParam;
+  const auto graph = gen::kronecker<S>(10, 8, 3);
+  const auto long_row = seg::long_row_among_short<S>();
+  const std::vector<std::pair<const CsrMatrix<S>*, cuda::CsrVectorConfig>> runs = {{&graph, {2, 8}},
+                                                                                   {&long_row, {}}};
+  for (const auto& [a, config] : runs) {
+    SCOPED_TRACE(std::to_string(a->nrows) + " rows");
+    const auto kernel = cuda::make_csr_vector<S>(upload(*a), pointers(*a), config);
+    for (int round = 0; round < 3; ++round)
+      seg::expect_all_cases_match_reference<S>(
+          [&](S alpha, const CsrMatrix<S>& m, const S* x, S beta, S* y) {
+            run_on_device(*kernel, m, alpha, x, beta, y);
+          },
+          *a);
+    const std::uint64_t seed = seg::fresh_seed();
+    const auto x = random_vector<S>(a->ncols, seed), y0 = random_vector<S>(a->nrows, seed + 1);
+    auto first = y0, second = y0;
+    run_on_device(*kernel, *a, S(0.5), x.data(), S(-1), first.data());
+    run_on_device(*kernel, *a, S(0.5), x.data(), S(-1), second.data());
+    EXPECT_EQ(first, second) << "x seed " << seed;
+  }
+}
+
+// The long-row path alone writes exactly its listed rows, applied twice: in one launch, and in
+// two where a listed row is empty (it has no chunk to finish it: y = beta * y there).
+TYPED_TEST(CudaSpmm, LongRowPathWritesItsRowsOnlyInOneLaunchOrTwo) {
+  using S = TypeParam;
+  const auto a = seg::long_row_among_short<S>();
+  const auto d = upload(a);
+  Ordinal empty = 0;
+  while (a.row_ptr(empty + 1) > a.row_ptr(empty)) ++empty;
+  const std::vector<Ordinal> long_rows = find_long_rows(a.row_ptr.data(), a.nrows, 3);
+  std::vector<Ordinal> with_empty = long_rows;
+  with_empty.insert(std::lower_bound(with_empty.begin(), with_empty.end(), empty), empty);
+  for (const auto& rows : {long_rows, with_empty}) {
+    const cuda::LongRowPath<S> path(a.row_ptr.data(), a.nrows, rows, 64);
+    EXPECT_EQ(path.one_launch(), rows == long_rows);
+    for (int round = 0; round < 2; ++round) {
+      const std::uint64_t seed = seg::fresh_seed();
+      SCOPED_TRACE("x seed " + std::to_string(seed));
+      const auto x = random_vector<S>(a.ncols, seed), y0 = random_vector<S>(a.nrows, seed + 1);
+      cuda::DeviceBuffer<S> dx(a.ncols), dy(a.nrows);
+      dx.upload(x.data());
+      dy.upload(y0.data());
+      path.run(d->col.data(), d->val.data(), S(1.5), dx.data(), S(0.5), dy.data(), nullptr);
+      std::vector<S> y(a.nrows), ref = y0;
+      dy.download(y.data());
+      reference::spmv(S(1.5), a, x.data(), S(0.5), ref.data());
+      for (Ordinal i = 0; i < a.nrows; ++i) {
+        if (std::binary_search(rows.begin(), rows.end(), i)) continue;
+        ASSERT_EQ(y[i], y0[i]) << "unlisted row " << i;
+        y[i] = ref[i];  // so that the error below is the listed rows'
+      }
+      EXPECT_LE(spmv_error(y, ref, S(1.5), a, x.data(), S(0.5), y0), reference::tolerance<S>());
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 // alignment is R's: Kokkos::complex is aligned to its size or not, as Kokkos was configured
 // (KOKKOS_ENABLE_COMPLEX_ALIGN), and either is a valid Complex. The arithmetic is the textbook
 // one, as Kokkos::complex's. In device code, ldg() is __ldg for every scalar the kernels read
-// through the read-only cache (complex values part by part: no 16-byte alignment is assumed).
+// through the read-only cache (complex values part by part: no 16-byte alignment is assumed), and
+// ldcg() is __ldcg likewise.
 #pragma once
 
 #include "backends/cuda/dispatch.hpp"
@@ -53,6 +54,15 @@ __device__ __forceinline__ T ldg(const T* p) {
     return {__ldg(&p->re), __ldg(&p->im)};
   else
     return __ldg(p);
+}
+// __ldcg(p): a load through L2 only, of a value another block wrote in this launch (L1 is not
+// coherent across blocks).
+template <class T>
+__device__ __forceinline__ T ldcg(const T* p) {
+  if constexpr (is_complex_v<T>)
+    return {__ldcg(&p->re), __ldcg(&p->im)};
+  else
+    return __ldcg(p);
 }
 #endif
 

@@ -9,7 +9,7 @@
 #include "backends/cuda/check.hpp"
 #include "backends/cuda/complex.hpp"
 #include "backends/cuda/dispatch.hpp"
-#include "backends/cuda/long_rows.hpp"
+#include "backends/cuda/long_rows.cuh"
 #include "backends/cuda/vector_ops.hpp"
 #include "backends/cuda/warp_reduce.cuh"
 #include "kspmv/analysis/kernel_choice.hpp"
@@ -21,18 +21,27 @@ namespace kspmv::cuda {
 namespace {
 
 constexpr int kBlock = 256;
+constexpr int kWarpsPerBlock = kBlock / 32;
 
 // Paper 4 Alg. 5/6 without the batching: V lanes per row, strided over the row, shuffle-reduced.
-// Rows longer than `long_threshold` are skipped (the long-row path writes them); every lane
-// still reaches the shuffle so the full-mask reduction is valid. The row pointer is O (32 or
-// 64 bits, the matrix's); entry indices are 64-bit, so that k + V cannot wrap near 2^31.
+// Rows longer than `long_threshold` are skipped; every lane still reaches the shuffle so the
+// full-mask reduction is valid. The first `long_blocks` blocks instead sum the long rows' chunks,
+// a warp a chunk, and write those rows (long_rows.cuh), so that one launch writes all of y: on a
+// latency-bound matrix a launch is most of the time. The row pointer is O (32 or 64 bits, the
+// matrix's); entry indices are 64-bit, so that k + V cannot wrap near 2^31.
 template <int V, class O, class Scalar>
 __global__ void __launch_bounds__(kBlock)
     csr_vector_kernel(const O* __restrict__ row_ptr, const Ordinal* __restrict__ col,
                       const Scalar* __restrict__ val, Ordinal m, long long long_threshold,
-                      Scalar alpha, const Scalar* __restrict__ x, Scalar beta,
-                      Scalar* __restrict__ y) {
-  const long long thread = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x;
+                      LongRowChunks<Scalar> long_rows, unsigned long_blocks, Scalar alpha,
+                      const Scalar* __restrict__ x, Scalar beta, Scalar* __restrict__ y) {
+  if (blockIdx.x < long_blocks) {  // whole blocks: no warp of a block takes the other branch
+    const long long chunk = (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
+    if (chunk < long_rows.nchunks) long_row_chunk(long_rows, chunk, col, val, x, alpha, beta, y);
+    return;
+  }
+  const long long thread =
+      (blockIdx.x - long_blocks) * static_cast<long long>(kBlock) + threadIdx.x;
   const long long row = thread / V;
   const int lane = threadIdx.x % V;
   long long begin = 0, end = 0;
@@ -71,7 +80,8 @@ class CsrVector final : public DeviceSpmv<Scalar> {
     }
     with_lanes(vector_size_,
                [&](auto v) { launch<decltype(v)::value>(alpha, x, beta, y, stream); });
-    long_rows_.run(a_->col.data(), a_->val.data(), alpha, x, beta, y, stream);
+    if (!long_rows_.one_launch())
+      long_rows_.run(a_->col.data(), a_->val.data(), alpha, x, beta, y, stream);
   }
   // The values are read from the shared DeviceCsr; the lanes and the long-row plan come from
   // row_ptr alone: nothing to refresh.
@@ -84,9 +94,13 @@ class CsrVector final : public DeviceSpmv<Scalar> {
   void launch(Scalar alpha, const Scalar* x, Scalar beta, Scalar* y, cudaStream_t stream) {
     const long long threads = static_cast<long long>(a_->m) * V;
     const auto blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
-    csr_vector_kernel<V, O, Scalar>
-        <<<blocks, kBlock, 0, stream>>>(a_->template view<O>().row_ptr, a_->col.data(),
-                                        a_->val.data(), a_->m, threshold_, alpha, x, beta, y);
+    const bool fused = long_rows_.one_launch();
+    const LongRowChunks<Scalar> chunks = fused ? long_rows_.chunks() : LongRowChunks<Scalar>{};
+    const auto long_blocks =
+        static_cast<unsigned>((chunks.nchunks + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    csr_vector_kernel<V, O, Scalar><<<long_blocks + blocks, kBlock, 0, stream>>>(
+        a_->template view<O>().row_ptr, a_->col.data(), a_->val.data(), a_->m, threshold_, chunks,
+        long_blocks, alpha, x, beta, y);
     check_launch("csr_vector_kernel");
   }
 

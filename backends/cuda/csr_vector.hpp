@@ -1,6 +1,7 @@
 // CSR-Vector: V threads per row (V = 1 is CSR-scalar), V from the mean row length (paper 4,
 // Table 2), warp-shuffle reduction. Rows longer than a threshold are left to the long-row path
-// (long_rows.hpp), so one 1e6-nnz row costs ~1e6/1024 warps spread over the GPU, not one group.
+// (long_rows.hpp), so one 1e6-nnz row costs ~1e6/1024 warps spread over the GPU, not one group;
+// its chunks run in the first blocks of the same launch (long_rows.cuh).
 #pragma once
 
 #include <memory>

@@ -1,11 +1,14 @@
 #include "backends/cuda/long_rows.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 
 #include "backends/cuda/check.hpp"
 #include "backends/cuda/complex.hpp"
 #include "backends/cuda/dispatch.hpp"
+#include "backends/cuda/long_rows.cuh"
 #include "backends/cuda/warp_reduce.cuh"
 
 namespace kspmv::cuda {
@@ -40,6 +43,16 @@ __global__ void __launch_bounds__(kBlock)
     const Scalar s = warp_sum<32>(sum[c]);
     if (lane == 0) partial[c * static_cast<std::size_t>(nchunks) + chunk] = s;
   }
+}
+
+// One warp per chunk, each row finished by its last chunk's warp (long_rows.cuh).
+template <class Scalar>
+__global__ void __launch_bounds__(kBlock)
+    one_launch_kernel(LongRowChunks<Scalar> chunks, const Ordinal* __restrict__ col,
+                      const Scalar* __restrict__ val, Scalar alpha, const Scalar* __restrict__ x,
+                      Scalar beta, Scalar* __restrict__ y) {
+  const long long chunk = (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
+  if (chunk < chunks.nchunks) long_row_chunk(chunks, chunk, col, val, x, alpha, beta, y);
 }
 
 // One warp per long row of [first, last) of the list: for each of the k vectors, adds the row's
@@ -99,6 +112,14 @@ LongRowPath<Scalar>::LongRowPath(const LongRowPlan& plan, int max_vectors, cudaS
   chunk_end_ = put(plan.chunk_end);
   partial_ = DeviceBuffer<Scalar>(static_cast<std::size_t>(nchunks_) * max_vectors_, kPooled,
                                   stream ? stream : cudaStreamLegacy);
+  std::vector<Ordinal> chunk_row(static_cast<std::size_t>(nchunks_));
+  for (Ordinal i = 0; i < nrows_; ++i)
+    std::fill(chunk_row.begin() + plan.first_chunk[i], chunk_row.begin() + plan.first_chunk[i + 1],
+              i);
+  chunk_row_ = put(chunk_row);
+  arrivals_ = put(std::vector<unsigned>(static_cast<std::size_t>(nrows_), 0u));
+  one_launch_ = std::adjacent_find(plan.first_chunk.begin(), plan.first_chunk.end(),
+                                   std::equal_to<>()) == plan.first_chunk.end();
 }
 
 template <class Scalar>
@@ -110,6 +131,12 @@ void LongRowPath<Scalar>::run(const Ordinal* col, const Scalar* val, Scalar alph
                           std::to_string(max_vectors_));
   if (nrows_ == 0) return;
   const bool read_partial = alpha != Scalar(0) && nchunks_ > 0;
+  if (read_partial && k == 1 && one_launch()) {
+    one_launch_kernel<Scalar>
+        <<<warp_blocks(nchunks_), kBlock, 0, stream>>>(chunks(), col, val, alpha, x, beta, y);
+    check_launch("one_launch_kernel");
+    return;
+  }
   if (read_partial) {
     with_count<kMaxVectorsPerPass>(k, [&](auto kc) {
       chunk_sums<decltype(kc)::value, Scalar><<<warp_blocks(nchunks_), kBlock, 0, stream>>>(
@@ -147,7 +174,7 @@ void LongRowPath<Scalar>::finish_rows(Ordinal first, Ordinal last, Scalar alpha,
 template <class Scalar>
 std::size_t LongRowPath<Scalar>::device_bytes() const {
   return rows_.bytes() + first_chunk_.bytes() + chunk_begin_.bytes() + chunk_end_.bytes() +
-         partial_.bytes();
+         chunk_row_.bytes() + partial_.bytes() + arrivals_.bytes();
 }
 
 template class LongRowPath<float>;

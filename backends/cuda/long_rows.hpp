@@ -2,7 +2,8 @@
 // many warps each (cf. paper 4 Alg. 9, one block per long row, here several warps per row so a
 // 1e6-nnz row is spread over the whole GPU). Reusable by every kernel family that takes long
 // rows out of its main kernel: build a LongRowPath from the row list, call run() after (or
-// before) the main kernel on the same stream; it writes exactly the listed rows of y, once. It
+// before) the main kernel on the same stream, or run its chunks inside the main kernel
+// (chunks(), long_rows.cuh); either writes exactly the listed rows of y, once. It
 // also serves several vectors at once (csr_spmm): each chunk's entries are read once for up to
 // kMaxVectorsPerPass vectors.
 #pragma once
@@ -25,6 +26,20 @@ inline constexpr Offset kLongRowChunkNnz = 1024;
 // long-row path's and csr_spmm's (spmm.hpp) pass width.
 inline constexpr int kMaxVectorsPerPass = 8;
 
+// LongRowPath::chunks(): its device arrays. `arrivals` is zero between launches: the finishing
+// warp resets its row's count.
+template <class Scalar>
+struct LongRowChunks {
+  const Offset* chunk_begin = nullptr;
+  const Offset* chunk_end = nullptr;
+  const Ordinal* chunk_row = nullptr;  // per chunk: its row's index in `rows`
+  const Ordinal* rows = nullptr;
+  const Ordinal* first_chunk = nullptr;  // rows + 1
+  Scalar* partial = nullptr;             // per chunk
+  unsigned* arrivals = nullptr;          // per row
+  Ordinal nchunks = 0;
+};
+
 template <class Scalar>
 class LongRowPath {
  public:
@@ -45,9 +60,10 @@ class LongRowPath {
   Ordinal rows() const { return nrows_; }
   // Enqueues y[r] = alpha*A(r,:)*x + beta*y[r] for every listed row r on `stream`; no other
   // entry of y is touched. col and val are the matrix's entries on the device (the chunks'
-  // offsets index them; 64-bit). alpha == 0 reads no A. Two kernels: per-chunk warp sums into a
-  // work buffer, then one warp per row adds its chunks in order (deterministic). The work buffer
-  // is owned: one run at a time per object.
+  // offsets index them; 64-bit). alpha == 0 reads no A. Per-chunk warp sums into a work buffer,
+  // then one warp per row adds its chunks in order (deterministic): for one vector in a single
+  // launch (long_rows.cuh) where every listed row has a chunk, else in two. The work buffer and
+  // the arrival counts are owned: one run at a time per object.
   void run(const Ordinal* col, const Scalar* val, Scalar alpha, const Scalar* x, Scalar beta,
            Scalar* y, cudaStream_t stream) const {
     run(col, val, alpha, x, 0, beta, y, 0, 1, stream);
@@ -65,15 +81,26 @@ class LongRowPath {
   void finish_rows(Ordinal first, Ordinal last, Scalar alpha, Scalar beta, Scalar* y,
                    cudaStream_t stream) const;
   std::size_t device_bytes() const;
+  // Whether every listed row has a chunk (no listed row is empty), so that one launch of
+  // long_row_chunk over chunks() writes every listed row; false when no row is listed.
+  bool one_launch() const { return nrows_ > 0 && one_launch_; }
+  // The device arrays for long_row_chunk (long_rows.cuh).
+  LongRowChunks<Scalar> chunks() const {
+    return {chunk_begin_.data(), chunk_end_.data(), chunk_row_.data(), rows_.data(),
+            first_chunk_.data(), partial_.data(),   arrivals_.data(),  nchunks_};
+  }
 
  private:
   Ordinal nrows_ = 0;
   Ordinal nchunks_ = 0;
   int max_vectors_ = 1;
+  bool one_launch_ = false;
   DeviceBuffer<Ordinal> rows_;
   DeviceBuffer<Ordinal> first_chunk_;
   DeviceBuffer<Offset> chunk_begin_, chunk_end_;
+  DeviceBuffer<Ordinal> chunk_row_;
   DeviceBuffer<Scalar> partial_;
+  DeviceBuffer<unsigned> arrivals_;
 };
 
 }  // namespace kspmv::cuda

@@ -6,10 +6,7 @@ namespace kspmv::analysis {
 Kernel auto_kernel(const RowStats& s, std::size_t value_bytes) {
   if (s.nnz == 0) return Kernel::CsrVector;
   const double cv = s.cv();
-  if (s.nnz < kAutoLatencyNnz) {
-    const int lanes = csr_vector_lanes(s.mean_row, cv, s.nrows);
-    return s.max_row > csr_vector_long_row_threshold(lanes) ? Kernel::Seg : Kernel::CsrVector;
-  }
+  if (s.nnz < kAutoLatencyNnz) return Kernel::CsrVector;
   const bool skewed = s.max_row > 8 * s.mean_row + 32;  // a few rows far longer than the rest
   if (skewed || cv > 1) return value_bytes < 8 ? Kernel::Cusparse : Kernel::Seg;
   if (s.mean_row < 6 && cv < 0.5) return Kernel::CsrVector;

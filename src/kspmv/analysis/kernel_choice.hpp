@@ -16,11 +16,9 @@ inline constexpr Offset kAutoLatencyNnz = Offset(1) << 21;
 // The Kernel::Auto rule of the CUDA backend (no timing), from the row statistics and the bytes
 // of one value (4 or 8; 8 and more take the double rows). "Skewed": max > 8 * mean + 32.
 //   no non-zeros                                        -> csr-vector
-//   nnz < kAutoLatencyNnz (launch-bound: the host's enqueueing decides, about 4 us a launch):
-//     rows longer than CSR-Vector's long-row threshold  -> seg (one launch where CSR-Vector would
-//     (csr_vector_long_row_threshold of its lanes)         need two: brainpc2, 13,799 entries in
-//                                                          a row, seg 10 us, csr-vector 15)
-//     otherwise                                         -> csr-vector (one light launch: 4-6 us
+//   nnz < kAutoLatencyNnz (launch-bound: the host's enqueueing decides, about 4 us a launch)
+//                                                       -> csr-vector (one light launch, its long
+//                                                          rows' chunks in the same launch: 4-6 us
 //                                                          a call, seg and cuSPARSE 8-10; on
 //                                                          bcsstk38, skewed, seg was 0.54x)
 //   nnz >= kAutoLatencyNnz (bandwidth-bound):
@@ -54,8 +52,9 @@ Kernel auto_kernel(const RowStats& s, std::size_t value_bytes);
 //   on 16, 97% on 32 (64- and 32-bit offsets alike).
 int csr_vector_lanes(double mean, double cv, Ordinal rows);
 
-// The rows CSR-Vector of `lanes` lanes a row leaves to its long-row path (a second launch): those
-// of more than 128 entries a lane, beyond which one row's group is the kernel's tail.
+// The rows CSR-Vector of `lanes` lanes a row leaves to its long-row path (chunks of the same
+// launch): those of more than 128 entries a lane, beyond which one row's group is the kernel's
+// tail.
 inline Offset csr_vector_long_row_threshold(int lanes) {
   return Offset{128} * lanes;
 }
