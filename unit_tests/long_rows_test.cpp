@@ -37,6 +37,16 @@ TEST(LongRowPlan, ChunksCoverEveryNonZeroOfEveryRowExactlyOnce) {
   }
 }
 
+TEST(LongRowPlan, ChunkIsThePowerOfTwoAtLeastTheRootWithin128And1024) {
+  EXPECT_EQ(long_row_chunk_nnz(0), 128);
+  EXPECT_EQ(long_row_chunk_nnz(13799), 128);  // brainpc2: sqrt 117.5
+  EXPECT_EQ(long_row_chunk_nnz(128 * 128), 128);
+  EXPECT_EQ(long_row_chunk_nnz(128 * 128 + 1), 256);
+  EXPECT_EQ(long_row_chunk_nnz(100000), 512);
+  EXPECT_EQ(long_row_chunk_nnz(512 * 512 + 1), 1024);
+  EXPECT_EQ(long_row_chunk_nnz(2300000), 1024);  // FullChip's longest row
+}
+
 TEST(LongRowPlan, RejectsBadChunkSizeAndRows) {
   EXPECT_THROW(plan_long_rows(kRowPtr.data(), kM, {2}, 0), InvalidArgument);
   EXPECT_THROW(plan_long_rows(kRowPtr.data(), kM, {6}, 64), InvalidArgument);

@@ -167,9 +167,11 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
   CsrVectorConfig c = resolve_csr_vector_config(host.row_ptr, host.m, config);
   if (config.vector_size == 0 && c.vector_size > 1 && short_clustered_rows(host))
     c = resolve_csr_vector_config(host.row_ptr, host.m, {1, config.long_row_threshold});
-  LongRowPath<Scalar> long_rows(host.row_ptr, host.m,
-                                find_long_rows(host.row_ptr, host.m, c.long_row_threshold),
-                                kLongRowChunkNnz, 1, stream);
+  std::vector<Ordinal> rows = find_long_rows(host.row_ptr, host.m, c.long_row_threshold);
+  Offset longest = 0;
+  for (const Ordinal r : rows) longest = std::max(longest, host.row_ptr[r + 1] - host.row_ptr[r]);
+  LongRowPath<Scalar> long_rows(host.row_ptr, host.m, std::move(rows), long_row_chunk_nnz(longest),
+                                1, stream);
   return with_offset_type(a->wide(), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {
     return std::make_unique<CsrVector<Scalar, decltype(o)>>(
         std::move(a), c.vector_size, c.long_row_threshold, std::move(long_rows));
@@ -186,7 +188,7 @@ std::unique_ptr<DeviceSpmv<Scalar>> make_csr_vector(std::shared_ptr<const Device
   const int lanes = clustered ? 1 : lanes_of(in.profile.short_rows);
   const Offset threshold = analysis::csr_vector_long_row_threshold(lanes);
   LongRowPath<Scalar> path(long_row_bound(in.profile, threshold) > 0
-                               ? in.long_rows(threshold, kLongRowChunkNnz)
+                               ? in.long_rows(threshold, long_row_chunk_nnz(in.profile.all.max_row))
                                : LongRowPlan{},
                            1, in.stream);
   return with_offset_type(a->wide(), [&](auto o) -> std::unique_ptr<DeviceSpmv<Scalar>> {

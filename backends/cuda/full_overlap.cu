@@ -36,10 +36,8 @@ std::size_t slot_bytes(Offset nnz, Ordinal rows) {
 // Device bytes of the plan that stays resident: the batches and the long-row path.
 template <class S>
 std::size_t plan_bytes(const StreamPlan& sp) {
-  const LongRowPlan& l = sp.long_rows;
   return sp.batches.size() * sizeof(overlap::DeviceBatch<DeviceOffset>) +
-         (l.rows.size() + l.first_chunk.size()) * sizeof(Ordinal) +
-         l.chunk_begin.size() * (2 * sizeof(Offset) + sizeof(S));
+         LongRowPath<S>::device_bytes(sp.long_rows);
 }
 
 template <class S>

@@ -177,6 +177,14 @@ std::size_t LongRowPath<Scalar>::device_bytes() const {
          chunk_row_.bytes() + partial_.bytes() + arrivals_.bytes();
 }
 
+template <class Scalar>
+std::size_t LongRowPath<Scalar>::device_bytes(const LongRowPlan& plan, int max_vectors) {
+  if (plan.rows.empty()) return 0;
+  const std::size_t rows = plan.rows.size(), chunks = plan.chunk_begin.size();
+  return rows * (sizeof(Ordinal) + sizeof(unsigned)) + (rows + 1) * sizeof(Ordinal) +
+         chunks * (2 * sizeof(Offset) + sizeof(Ordinal) + max_vectors * sizeof(Scalar));
+}
+
 template class LongRowPath<float>;
 template class LongRowPath<double>;
 template class LongRowPath<Complex<float>>;

@@ -21,6 +21,7 @@ __device__ void long_row_chunk(const LongRowChunks<Scalar>& c, long long chunk,
   const int lane = threadIdx.x % 32;
   const long long end = c.chunk_end[chunk];
   Scalar sum = 0;
+#pragma unroll 4
   for (long long e = c.chunk_begin[chunk] + lane; e < end; e += 32)
     sum += ldg(val + e) * ldg(x + __ldg(col + e));
   sum = warp_sum<32>(sum);

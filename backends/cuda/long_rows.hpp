@@ -19,7 +19,9 @@
 
 namespace kspmv::cuda {
 
-// Non-zeros one warp reduces in the long-row path (32 per lane).
+// Non-zeros one warp reduces in the long-row path (32 per lane) of the kernels that launch it
+// apart (csr_spmm, the overlap kernels); CSR-Vector's chunks follow its longest row
+// (kspmv::long_row_chunk_nnz).
 inline constexpr Offset kLongRowChunkNnz = 1024;
 
 // The most vectors one multi-vector pass keeps in registers (k accumulators per thread): the
@@ -81,6 +83,8 @@ class LongRowPath {
   void finish_rows(Ordinal first, Ordinal last, Scalar alpha, Scalar beta, Scalar* y,
                    cudaStream_t stream) const;
   std::size_t device_bytes() const;
+  // The device bytes a path of `plan` for `max_vectors` vectors holds.
+  static std::size_t device_bytes(const LongRowPlan& plan, int max_vectors = 1);
   // Whether every listed row has a chunk (no listed row is empty), so that one launch of
   // long_row_chunk over chunks() writes every listed row; false when no row is listed.
   bool one_launch() const { return nrows_ > 0 && one_launch_; }

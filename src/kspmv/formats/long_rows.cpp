@@ -8,6 +8,12 @@
 
 namespace kspmv {
 
+Offset long_row_chunk_nnz(Offset longest) {
+  Offset chunk = 128;
+  while (chunk < 1024 && chunk * chunk < longest) chunk *= 2;
+  return chunk;
+}
+
 std::vector<Ordinal> find_long_rows(const Offset* row_ptr, Ordinal m, Offset threshold) {
   std::vector<Ordinal> rows;
   for (Ordinal i = 0; i < m; ++i)

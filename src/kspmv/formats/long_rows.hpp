@@ -9,6 +9,13 @@
 
 namespace kspmv {
 
+// The chunk a kernel that finishes each row in its own launch (the CUDA long-row path's) cuts its
+// long rows into, the longest being `longest` entries: the power of two at least sqrt(longest),
+// within [128, 1024]. A chunk's warp takes chunk / 32 steps and the warp that adds the row's
+// chunk sums longest / chunk / 32: about as many, where a launch-bound matrix waits on the
+// longer of them (brainpc2's 13,799 entries: 128, 4 steps and 4; one chunk of 1,024 took 32).
+Offset long_row_chunk_nnz(Offset longest);
+
 // Rows with more than `threshold` non-zeros, ascending.
 std::vector<Ordinal> find_long_rows(const Offset* row_ptr, Ordinal m, Offset threshold);
 
