@@ -158,6 +158,9 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
       op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     while (op->timings().tuning);
     op->synchronize();
+    std::string trials;  // the tuner's medians, in the note: why it kept what it kept
+    for (const TuneTrial& t : op->timings().trials)
+      trials += (trials.empty() ? "" : ", ") + t.candidate + " " + fmt(1e3 * t.median_ms) + " us";
     KSPMV_CUDA_CHECK(cudaMemsetAsync(dy.data(), 0xff, dy.bytes(), stream));  // before the apply
     op->apply_device(S(1), dx.data(), S(0), dy.data(), stream);
     op->synchronize();
@@ -188,7 +191,7 @@ Result bench_autotuned(const std::string& name, const CsrMatrix<S>& a, const std
     r.note = std::string("autotune kept ") + to_string(op->kernel()) + ", " + fmt(r.over_kernel) +
              "x the kernel alone (" + fmt(1e3 * (times[0] - times[1])) + " us more), " +
              fmt(r.over_kernel_burst) + "x in bursts of " + std::to_string(kBurst) +
-             (slow ? " (FLAG: tuned more than 10% slower)" : "");
+             (slow ? " (FLAG: tuned more than 10% slower)" : "") + "; tuning medians: " + trials;
     r.gbps = effective_bytes(a) / (r.ms * 1e6);
     r.copy_ratio = r.gbps / copy;
     r.gflops = 2.0 * r.nnz / (r.ms * 1e6);
