@@ -1,5 +1,5 @@
-// The tuner's one rule (core/tuner.hpp): candidates in turn, warm-up calls dropped, the smallest
-// median kept (ties: the earlier), every trial recorded.
+// The tuner's one rule (core/tuner.hpp): candidates in turn or interleaved, warm-up calls
+// dropped, the smallest median kept (ties: the earlier), every trial recorded.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -39,6 +39,32 @@ TEST(TunerTest, CandidatesRunInTurnAndTheSmallestMedianAfterWarmUpIsKept) {
   EXPECT_FALSE(trials[0].kept);
   EXPECT_TRUE(trials[1].kept);
   EXPECT_FALSE(trials[2].kept);
+}
+
+// Interleaved: a call of each candidate a round, the warm-up rounds dropped; the calls' order
+// is a, b, c, a, b, c, ...
+TEST(TunerTest, InterleavedCandidatesTakeACallEachARoundWarmUpRoundsFirst) {
+  Tuner t("kernel", {"a", "b", "c"}, 1, 3, Tuner::Order::Interleaved);
+  std::vector<std::size_t> order;
+  // a slow first round (the warm-up, dropped), then b fastest by its median.
+  const std::vector<std::vector<double>> calls = {{90, 5, 5, 5}, {80, 4, 9, 4}, {70, 6, 6, 1}};
+  std::vector<std::size_t> used(3, 0);
+  while (!t.done()) {
+    const std::size_t k = t.current();
+    order.push_back(k);
+    t.record(calls[k].at(used[k]++));
+  }
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(t.best(), 1u);
+  EXPECT_EQ(t.current(), 1u);
+  const auto trials = t.trials();
+  EXPECT_DOUBLE_EQ(trials[0].median_ms, 5);
+  EXPECT_DOUBLE_EQ(trials[1].median_ms, 4);
+  EXPECT_DOUBLE_EQ(trials[2].median_ms, 6);
+  for (const auto& tr : trials) EXPECT_EQ(tr.runs, 3);
+  EXPECT_TRUE(trials[1].kept);
+  Tuner one("kernel", {"only"}, 1, 3, Tuner::Order::Interleaved);
+  EXPECT_TRUE(one.done());
 }
 
 TEST(TunerTest, TiesKeepTheEarlierCandidateAndEvenRunsTakeTheMiddlePairsMean) {

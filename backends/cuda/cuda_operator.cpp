@@ -355,7 +355,10 @@ class DeviceOperator final : public OperatorImpl<Scalar> {
       if (!r_->a && !stripes) upload();
       make(kernel_row<Scalar>(Kernel::CsrVector));
     }
-    if (names.size() > 1) tuner_ = Tuner("kernel", names);
+    // Interleaved: every candidate is alive; the first calls follow a long host set-up (seg's
+    // and HBP's formats), while the device's clocks may still be low.
+    if (names.size() > 1)
+      tuner_ = Tuner("kernel", names, kTuneWarmup, kTuneRuns, Tuner::Order::Interleaved);
     kernel_ = r_->kernels.front()->kernel();
     // No wait for the device: the factories' own work is complete or queued on `setup` (see
     // DeviceSpmv), and every later use of the matrix on another stream waits for this event.

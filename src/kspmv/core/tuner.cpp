@@ -19,8 +19,13 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
-Tuner::Tuner(std::string choice, std::vector<std::string> candidates, int warmup, int runs)
-    : choice_(std::move(choice)), names_(std::move(candidates)), warmup_(warmup), runs_(runs) {
+Tuner::Tuner(std::string choice, std::vector<std::string> candidates, int warmup, int runs,
+             Order order)
+    : choice_(std::move(choice)),
+      names_(std::move(candidates)),
+      warmup_(warmup),
+      runs_(runs),
+      order_(order) {
   if (names_.empty()) throw InvalidArgument("Tuner: no candidates for " + choice_);
   if (warmup < 0 || runs < 1) throw InvalidArgument("Tuner: warmup >= 0 and runs >= 1 needed");
   times_.resize(names_.size());
@@ -29,10 +34,23 @@ Tuner::Tuner(std::string choice, std::vector<std::string> candidates, int warmup
 
 void Tuner::record(double ms) {
   if (done()) return;
+  if (order_ == Order::Interleaved) {  // calls_: the round of this call
+    if (calls_ >= warmup_) times_[next_].push_back(ms);
+    if (++next_ < times_.size()) return;
+    next_ = 0;
+    if (++calls_ < warmup_ + runs_) return;
+    next_ = times_.size();
+    decide();
+    return;
+  }
   if (calls_++ >= warmup_) times_[next_].push_back(ms);
   if (static_cast<int>(times_[next_].size()) < runs_) return;
   calls_ = 0;
   if (++next_ < times_.size()) return;
+  decide();
+}
+
+void Tuner::decide() {
   for (std::size_t k = 1; k < times_.size(); ++k)
     if (median_of(times_[k]) < median_of(times_[best_])) best_ = k;
 }

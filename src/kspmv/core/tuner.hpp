@@ -1,6 +1,9 @@
 // The one rule by which kspmv chooses by timing (docs/DESIGN.md "The tuner"): Kernel::Auto's
-// autotune, the LRA / LRA+RC (d_l, d_c) pair and the Auto exchange of several devices. The
-// candidates run in turn, each kTuneWarmup untimed calls and then kTuneRuns timed ones; the
+// autotune, the LRA / LRA+RC (d_l, d_c) pair and the Auto exchange of several devices. Each
+// candidate makes kTuneWarmup untimed calls and then kTuneRuns timed ones, in turn (every call of
+// one candidate, then the next: where a candidate is costly to build) or interleaved (a call of
+// each in a round, the warm-up rounds first: where all are alive, so that a drift of the device,
+// e.g. its clocks rising after a long set-up on the host, weighs on every candidate alike); the
 // candidate with the smallest median time is kept (ties: the earlier one). The caller times each
 // call its own way (CUDA events on a device, a steady clock on the host) and hands the time over.
 // Kokkos-free: the CUDA backend uses it.
@@ -26,10 +29,11 @@ struct TuneTrial {
 
 class Tuner {
  public:
+  enum class Order { InTurn, Interleaved };
   Tuner() = default;
   // Throws InvalidArgument for no candidates, warmup < 0 or runs < 1.
   Tuner(std::string choice, std::vector<std::string> candidates, int warmup = kTuneWarmup,
-        int runs = kTuneRuns);
+        int runs = kTuneRuns, Order order = Order::InTurn);
 
   // Every candidate has run (a single candidate is chosen at once, untimed).
   bool done() const { return next_ >= times_.size(); }
@@ -46,9 +50,11 @@ class Tuner {
   std::string choice_;
   std::vector<std::string> names_;
   int warmup_ = kTuneWarmup, runs_ = kTuneRuns;
+  Order order_ = Order::InTurn;
   std::vector<std::vector<double>> times_;  // per candidate, its timed calls
-  std::size_t next_ = 0, best_ = 0;
-  int calls_ = 0;  // calls of candidate next_ so far
+  std::size_t next_ = 0, best_ = 0;  // next_: the candidate of the next call; size() once done
+  int calls_ = 0;  // in turn: calls of candidate next_ so far; interleaved: rounds begun
+  void decide();
 };
 
 }  // namespace kspmv
