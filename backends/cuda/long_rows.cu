@@ -9,7 +9,6 @@
 #include "backends/cuda/complex.hpp"
 #include "backends/cuda/dispatch.hpp"
 #include "backends/cuda/long_rows.cuh"
-#include "backends/cuda/warp_reduce.cuh"
 
 namespace kspmv::cuda {
 
@@ -18,9 +17,8 @@ namespace {
 constexpr int kBlock = 256;
 constexpr int kWarpsPerBlock = kBlock / 32;
 
-// One warp per chunk of [first, last): partial[c*nchunks + chunk] = sum of val*X(col, c) over
-// the chunk's non-zeros, for the K vectors X(j, c) = x[j + c*ldx]; each entry is read once for
-// all K. Offsets are 64-bit: any matrix, and e + 32 cannot overflow.
+// One warp per chunk of [first, last): partial[c*nchunks + chunk] = its sum for each of the K
+// vectors (chunk_sum).
 template <int K, class Scalar>
 __global__ void __launch_bounds__(kBlock)
     chunk_sums(const Ordinal* __restrict__ col, const Scalar* __restrict__ val,
@@ -29,20 +27,11 @@ __global__ void __launch_bounds__(kBlock)
                std::size_t ldx, Scalar* __restrict__ partial) {
   const long long chunk = first + (blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x) / 32;
   if (chunk >= last) return;  // whole warps leave together
-  const int lane = threadIdx.x % 32;
-  const long long end = chunk_end[chunk];
-  Scalar sum[K] = {};
-  for (long long e = chunk_begin[chunk] + lane; e < end; e += 32) {
-    const Scalar v = ldg(val + e);
-    const Scalar* xj = x + __ldg(col + e);
+  Scalar sum[K];
+  chunk_sum<K>(col, val, chunk_begin[chunk], chunk_end[chunk], x, ldx, sum);
+  if (threadIdx.x % 32 != 0) return;
 #pragma unroll
-    for (int c = 0; c < K; ++c) sum[c] += v * ldg(xj + c * ldx);
-  }
-#pragma unroll
-  for (int c = 0; c < K; ++c) {
-    const Scalar s = warp_sum<32>(sum[c]);
-    if (lane == 0) partial[c * static_cast<std::size_t>(nchunks) + chunk] = s;
-  }
+  for (int c = 0; c < K; ++c) partial[c * static_cast<std::size_t>(nchunks) + chunk] = sum[c];
 }
 
 // One warp per chunk, each row finished by its last chunk's warp (long_rows.cuh).
@@ -68,12 +57,9 @@ __global__ void __launch_bounds__(kBlock)
   const int lane = threadIdx.x % 32;
   const Ordinal r = rows[i];
   for (int c = 0; c < k; ++c) {
-    Scalar sum = 0;
-    if (read_partial) {
-      const Scalar* p = partial + c * static_cast<std::size_t>(nchunks);
-      for (Ordinal ch = first_chunk[i] + lane; ch < first_chunk[i + 1]; ch += 32) sum += p[ch];
-      sum = warp_sum<32>(sum);
-    }
+    const Scalar sum = read_partial ? row_total(partial + c * static_cast<std::size_t>(nchunks),
+                                                first_chunk[i], first_chunk[i + 1])
+                                    : Scalar(0);
     if (lane == 0) {
       Scalar* yr = y + r + c * ldy;
       *yr = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * *yr;
